@@ -1,0 +1,49 @@
+import { parseTags } from './tags.js'
+
+/** How an {@link Avatar} is built. */
+export interface AvatarInit {
+  /** Tags as a comma string or a list; trimmed, empties dropped. Default: none. */
+  tags?: string | readonly string[] | null
+  /**
+   * Which mechanism authenticated the caller: `basic`, `bearer`,
+   * `jwt:<name>`, `api_key`, `session` or `oidc:<provider>`.
+   */
+  backend: string
+}
+
+/**
+ * The authenticated caller of a request, found at `request.scope.auth`.
+ * Immutable: tags are fixed when the avatar is built.
+ */
+export class Avatar {
+  /** Who the caller is (user name, JWT `sub`, API key label…). */
+  readonly identity: string
+  /** The caller's tags, as matched by route `authRule`s. */
+  readonly tags: readonly string[]
+  /** The backend that authenticated the caller. */
+  readonly backend: string
+  readonly #tagSet: ReadonlySet<string>
+
+  constructor (identity: string, init: AvatarInit) {
+    if (typeof identity !== 'string' || identity === '') {
+      throw new TypeError('Avatar identity must be a non-empty string')
+    }
+    if (init === null || typeof init !== 'object' || typeof init.backend !== 'string' || init.backend === '') {
+      throw new TypeError('Avatar needs a backend name, e.g. new Avatar(id, { backend: "basic" })')
+    }
+    const tags = parseTags(init.tags)
+    this.identity = identity
+    this.tags = Object.freeze(tags)
+    this.backend = init.backend
+    this.#tagSet = new Set(tags)
+  }
+
+  /** Whether the caller carries `tag` (exact, case-sensitive match). */
+  hasTag (tag: string): boolean {
+    return this.#tagSet.has(tag)
+  }
+
+  toJSON (): { identity: string, tags: readonly string[], backend: string } {
+    return { identity: this.identity, tags: this.tags, backend: this.backend }
+  }
+}

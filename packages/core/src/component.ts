@@ -1,0 +1,134 @@
+import type { FastifyInstance, FastifyPluginAsync } from 'fastify'
+import fp from 'fastify-plugin'
+import type { TObject } from '@sinclair/typebox'
+import { GATEHOUSE_CORE_DUPLICATE_COMPONENT, GATEHOUSE_CORE_INVALID_COMPONENT } from './errors.js'
+import { validateOptions } from './validate.js'
+import { ensureScope } from './scope.js'
+
+/** The order ranges of DESIGN §3; lower orders see the request first. */
+export const ORDER = Object.freeze({
+  core: 100,
+  logging: 200,
+  security: 300,
+  authentication: 400,
+  custom: 500,
+  transformation: 900
+})
+
+// Keys Fastify itself reads from the options of `app.register`.
+const REGISTER_KEYS = new Set(['prefix', 'logLevel', 'logSerializers'])
+
+/** What a component is made of. */
+export interface ComponentDefinition<Options extends object> {
+  /** Name used in recipes (`middleware: { <name>: … }`); lower-case, digits, `-`. */
+  name: string
+  /** Position in the chain, 1–999. Default: 500. */
+  order?: number
+  /** Whether an unmentioned component is on. Default: false. */
+  default?: boolean
+  /**
+   * TypeBox schema of the options (camelCase keys). Unknown keys and wrong
+   * types are refused at registration with `GATEHOUSE_CORE_INVALID_OPTIONS`.
+   * Config files use the snake_case form of the same keys.
+   */
+  schema?: TObject
+  /** The Fastify plugin; it receives the validated options. */
+  plugin: FastifyPluginAsync<Options>
+}
+
+/** Registry facts of a component. */
+export interface ComponentInfo {
+  readonly name: string
+  readonly order: number
+  readonly default: boolean
+  readonly schema: TObject | undefined
+}
+
+/**
+ * A component: a Fastify plugin (wrapped with fastify-plugin, so its hooks
+ * cover the whole app) carrying its registry facts.
+ */
+export type Component<Options extends object = Record<string, unknown>> =
+  FastifyPluginAsync<Options> & { readonly component: ComponentInfo }
+
+const NAME = /^[a-z][a-z0-9-]*$/
+
+/** A set of components by name. Most code uses the shared {@link components}. */
+export class ComponentRegistry {
+  readonly #byName = new Map<string, Component<any>>()
+
+  /** Adds `component`; a second component with the same name is an error. */
+  add (component: Component<any>): void {
+    const { name } = component.component
+    if (this.#byName.has(name)) throw new GATEHOUSE_CORE_DUPLICATE_COMPONENT(name)
+    this.#byName.set(name, component)
+  }
+
+  get (name: string): Component<any> | undefined {
+    return this.#byName.get(name)
+  }
+
+  has (name: string): boolean {
+    return this.#byName.has(name)
+  }
+
+  /** All components, sorted by order then name (the chain's order). */
+  list (): Array<Component<any>> {
+    return [...this.#byName.values()].sort(compareComponents)
+  }
+
+  /** The names, sorted, for error messages. */
+  names (): string[] {
+    return [...this.#byName.keys()].sort()
+  }
+}
+
+/** Chain order: ascending order; equal orders by name. */
+export function compareComponents (a: Component<any>, b: Component<any>): number {
+  return a.component.order - b.component.order ||
+    (a.component.name < b.component.name ? -1 : a.component.name > b.component.name ? 1 : 0)
+}
+
+/** The registry that components add themselves to when their package is imported. */
+export const components = new ComponentRegistry()
+
+/**
+ * Defines a component: validates the definition, wraps the plugin so that
+ * its options are checked against `schema` and `request.scope` exists, adds
+ * it to `registry` (default: the shared one) and returns it. The result is
+ * a plain Fastify plugin: `app.register(component, options)` works alone,
+ * and {@link middlewareChain} places it by its order.
+ */
+export function defineComponent<Options extends object> (
+  definition: ComponentDefinition<Options>,
+  registry: ComponentRegistry = components
+): Component<Options> {
+  const { name, order = ORDER.custom, default: enabledByDefault = false, schema, plugin } = definition
+  if (typeof name !== 'string' || !NAME.test(name)) {
+    throw new GATEHOUSE_CORE_INVALID_COMPONENT(`name ${JSON.stringify(name)} must match ${String(NAME)}`)
+  }
+  if (!Number.isInteger(order) || order < 1 || order > 999) {
+    throw new GATEHOUSE_CORE_INVALID_COMPONENT(`order of "${name}" must be an integer from 1 to 999`)
+  }
+  if (typeof plugin !== 'function') {
+    throw new GATEHOUSE_CORE_INVALID_COMPONENT(`plugin of "${name}" must be a function`)
+  }
+
+  const wrapped = async function gatehouseComponent (app: FastifyInstance, rawOptions: Options): Promise<void> {
+    const options: Record<string, unknown> = {}
+    for (const [key, value] of Object.entries(rawOptions ?? {})) {
+      if (!REGISTER_KEYS.has(key)) options[key] = value
+    }
+    if (schema !== undefined) validateOptions(schema, options, `${name} options`)
+    await ensureScope(app)
+    await plugin.call(app, app, options as Options)
+  }
+
+  const component = fp(wrapped, { name: `@gatehouse/${name}`, fastify: '5.x' }) as unknown as Component<Options>
+  Object.defineProperty(component, 'component', {
+    value: Object.freeze({ name, order, default: enabledByDefault, schema }),
+    enumerable: true
+  })
+  registry.add(component)
+  return component
+}

@@ -1,0 +1,25 @@
+import createError from '@fastify/error'
+
+// Boot-time misconfiguration: TypeError subclasses with stable codes, so a
+// caller can tell them apart without matching on messages. Every code is
+// listed in docs/error-codes.md.
+
+/** A component name was defined twice in one registry. */
+export const GATEHOUSE_CORE_DUPLICATE_COMPONENT = createError<[string]>(
+  'GATEHOUSE_CORE_DUPLICATE_COMPONENT', 'A component named "%s" is already defined', 500, TypeError)
+
+/** A recipe names a component that no imported package defined. */
+export const GATEHOUSE_CORE_UNKNOWN_COMPONENT = createError<[string, string]>(
+  'GATEHOUSE_CORE_UNKNOWN_COMPONENT', 'Unknown component "%s" (known: %s)', 500, TypeError)
+
+/** Options (of a component or a recipe section) fail their schema; the message starts with the path. */
+export const GATEHOUSE_CORE_INVALID_OPTIONS = createError<[string, string]>(
+  'GATEHOUSE_CORE_INVALID_OPTIONS', '%s: %s', 500, TypeError)
+
+/** A component definition itself is malformed (bad name or order). */
+export const GATEHOUSE_CORE_INVALID_COMPONENT = createError<[string]>(
+  'GATEHOUSE_CORE_INVALID_COMPONENT', 'Invalid component definition: %s', 500, TypeError)
+
+/** A config file cannot be read or parsed; the message names the file. */
+export const GATEHOUSE_CORE_CONFIG_FILE = createError<[string, string]>(
+  'GATEHOUSE_CORE_CONFIG_FILE', 'Cannot load config file %s: %s', 500, Error)

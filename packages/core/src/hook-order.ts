@@ -1,0 +1,70 @@
+import type { FastifyInstance } from 'fastify'
+
+// Fastify runs the hooks of one kind in the order they were added. Request
+// hooks in registration order are what an onion wants (lower orders first);
+// response hooks are not: the component that saw the request first must see
+// the response last. These kinds are therefore held back while components
+// register, then added in descending component order.
+const RESPONSE_PHASE = new Set(['preSerialization', 'onSend', 'onResponse', 'onError', 'onTimeout', 'onRequestAbort'])
+
+interface HeldHook {
+  readonly hookName: string
+  readonly fn: unknown
+  readonly order: number
+  readonly component: string
+  readonly seq: number
+}
+
+type AddHook = (this: FastifyInstance, name: string, fn: unknown) => FastifyInstance
+
+/**
+ * Collects the response-phase hooks that components add to one Fastify
+ * instance and adds them back in onion order. Request-phase hooks and hooks
+ * of encapsulated child instances pass straight through.
+ */
+export class HookOrdering {
+  readonly #app: FastifyInstance
+  readonly #held: HeldHook[] = []
+
+  constructor (app: FastifyInstance) {
+    this.#app = app
+  }
+
+  /**
+   * Registers `register()`'s plugin with `app.addHook` intercepted; the
+   * response-phase hooks it adds to `app` itself are held with `order`.
+   */
+  async capture (component: string, order: number, register: () => PromiseLike<unknown>): Promise<void> {
+    const app = this.#app
+    const own = Object.getOwnPropertyDescriptor(app, 'addHook')
+    const original = app.addHook as unknown as AddHook
+    const held = this.#held
+    const intercept: AddHook = function addHook (this: FastifyInstance, hookName, fn) {
+      if (this === app && RESPONSE_PHASE.has(hookName)) {
+        held.push({ hookName, fn, order, component, seq: held.length })
+        return this
+      }
+      return original.call(this, hookName, fn)
+    }
+    Object.defineProperty(app, 'addHook', { value: intercept, configurable: true, writable: true, enumerable: own?.enumerable ?? true })
+    try {
+      await register()
+    } finally {
+      if (own === undefined) delete (app as unknown as Record<string, unknown>).addHook
+      else Object.defineProperty(app, 'addHook', own)
+    }
+  }
+
+  /**
+   * Adds the held hooks: descending order; at equal order, by component name
+   * (the tie rule of docs/architecture.md); within a component, as added.
+   */
+  flush (): void {
+    const hooks = this.#held.splice(0).sort((a, b) =>
+      b.order - a.order ||
+      (a.component < b.component ? -1 : a.component > b.component ? 1 : 0) ||
+      a.seq - b.seq)
+    const addHook = this.#app.addHook as unknown as AddHook
+    for (const hook of hooks) addHook.call(this.#app, hook.hookName, hook.fn)
+  }
+}

@@ -1,0 +1,77 @@
+import { STATUS_CODES } from 'node:http'
+
+/** Extra headers an error response carries, e.g. `WWW-Authenticate` or `Retry-After`. */
+export type ErrorHeaders = Readonly<Record<string, string | readonly string[]>>
+
+/** Options of {@link HttpError}. */
+export interface HttpErrorOptions {
+  /** Headers added to the error response. */
+  headers?: ErrorHeaders
+  /** A stable machine-readable code, sent as `code` in the JSON body. */
+  code?: string
+  /** The underlying cause, logged, never sent to the caller. */
+  cause?: unknown
+}
+
+// Header values end up on the wire: a CR or LF would split the response.
+const UNSAFE_HEADER_VALUE = /[\r\n\0]/
+
+/**
+ * An error that becomes an HTTP response with `status` and `detail` as its
+ * message. The detail is written for the caller: it is sent even for 5xx,
+ * so never put secrets or internals in it.
+ */
+export class HttpError extends Error {
+  /** The response status, 400–599. */
+  readonly statusCode: number
+  /** Headers added to the response. */
+  readonly headers: ErrorHeaders
+  /** Stable code sent as `code` in the body, when given. */
+  readonly code: string | undefined
+  /** Marks the message as written for the caller (see the errors component). */
+  readonly expose = true
+
+  constructor (status: number, detail?: string, options: HttpErrorOptions = {}) {
+    if (!Number.isInteger(status) || status < 400 || status > 599) {
+      throw new TypeError(`HttpError status must be an integer from 400 to 599, got ${String(status)}`)
+    }
+    super(detail ?? STATUS_CODES[status] ?? 'Error', options.cause === undefined ? undefined : { cause: options.cause })
+    this.name = 'HttpError'
+    this.statusCode = status
+    this.code = options.code
+    const headers: Record<string, string | readonly string[]> = {}
+    for (const [name, value] of Object.entries(options.headers ?? {})) {
+      const values = typeof value === 'string' ? [value] : value
+      if (values.some((v) => typeof v !== 'string' || UNSAFE_HEADER_VALUE.test(v))) {
+        throw new TypeError(`HttpError header ${name} has a value that is not a safe header string`)
+      }
+      headers[name.toLowerCase()] = value
+    }
+    this.headers = Object.freeze(headers)
+  }
+}
+
+/**
+ * Thrown to answer with a redirect: the errors component sends `status`
+ * (default 302) with `Location: location` and no body.
+ */
+export class Redirect extends Error {
+  /** The Location header value. */
+  readonly location: string
+  /** The response status, 300–399. */
+  readonly statusCode: number
+
+  constructor (location: string, status = 302) {
+    if (!Number.isInteger(status) || status < 300 || status > 399) {
+      throw new TypeError(`Redirect status must be an integer from 300 to 399, got ${String(status)}`)
+    }
+    // eslint-disable-next-line no-control-regex
+    if (typeof location !== 'string' || location === '' || /[\x00-\x1f\x7f]/.test(location)) {
+      throw new TypeError('Redirect location must be a non-empty string without control characters')
+    }
+    super(`Redirect to ${location}`)
+    this.name = 'Redirect'
+    this.location = location
+    this.statusCode = status
+  }
+}

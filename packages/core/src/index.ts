@@ -1,0 +1,25 @@
+export { Avatar } from './avatar.js'
+export type { AvatarInit } from './avatar.js'
+export { parseTags } from './tags.js'
+export { HttpError, Redirect } from './http-error.js'
+export type { ErrorHeaders, HttpErrorOptions } from './http-error.js'
+export { safeNextPath } from './safe-next-path.js'
+export { formatChallenge, quoteString } from './challenge.js'
+export { ensureScope } from './scope.js'
+export type { RequestScope } from './scope.js'
+export { ComponentRegistry, components, defineComponent, ORDER } from './component.js'
+export type { Component, ComponentDefinition, ComponentInfo } from './component.js'
+export { middlewareChain } from './chain.js'
+export type { ChainEntry, MiddlewareChainOptions } from './chain.js'
+export { resolveRecipe } from './recipe.js'
+export type { ChainStep, ComponentSetting, Recipe } from './recipe.js'
+export { loadRecipe, recipeFromConfig, serverSectionSchema } from './load-recipe.js'
+export type { GatehouseConfig, LoadRecipeOptions, ServerSection } from './load-recipe.js'
+export { validateOptions } from './validate.js'
+export {
+  GATEHOUSE_CORE_CONFIG_FILE,
+  GATEHOUSE_CORE_DUPLICATE_COMPONENT,
+  GATEHOUSE_CORE_INVALID_COMPONENT,
+  GATEHOUSE_CORE_INVALID_OPTIONS,
+  GATEHOUSE_CORE_UNKNOWN_COMPONENT
+} from './errors.js'

@@ -1,0 +1,143 @@
+import { readFile } from 'node:fs/promises'
+import { extname } from 'node:path'
+import { Type, type TObject, type TSchema } from '@sinclair/typebox'
+import { parse as parseYaml } from 'yaml'
+import { components as sharedRegistry, type ComponentRegistry } from './component.js'
+import { GATEHOUSE_CORE_CONFIG_FILE, GATEHOUSE_CORE_INVALID_OPTIONS, GATEHOUSE_CORE_UNKNOWN_COMPONENT } from './errors.js'
+import { resolveRecipe, type ComponentSetting, type Recipe } from './recipe.js'
+import { fromFileKeys, joinPath, validateOptions } from './validate.js'
+
+/** The `server` section of a config file. */
+export interface ServerSection {
+  host?: string
+  port?: number
+  /** The public origin (absolute http/https URL), used for OIDC redirect URIs. */
+  externalUrl?: string
+}
+
+/** A whole config file, in the camelCase form of the TypeScript API. */
+export interface GatehouseConfig extends Recipe {
+  server?: ServerSection
+  /** The `_server` app options; validated by the schema the caller supplies. */
+  serverApp?: Record<string, unknown>
+}
+
+/** Options of {@link loadRecipe} and {@link recipeFromConfig}. */
+export interface LoadRecipeOptions {
+  /** Where component names are looked up. Default: the shared registry. */
+  registry?: ComponentRegistry
+  /** Schema of `server_app`, supplied by the package that owns it (@gatehouse/server). */
+  serverAppSchema?: TObject
+}
+
+/** Schema of the `server` section. */
+export const serverSectionSchema = Type.Object({
+  host: Type.Optional(Type.String({ minLength: 1 })),
+  port: Type.Optional(Type.Integer({ minimum: 0, maximum: 65535 })),
+  externalUrl: Type.Optional(Type.String({ pattern: '^https?://[^\\s/?#]+(/[^\\s?#]*)?$' }))
+}, { additionalProperties: false })
+
+const MAX_FILE_BYTES = 1024 * 1024
+const SECTIONS = ['server', 'middleware', 'auth_middleware', 'server_app']
+
+function isPlainObject (value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value)
+}
+
+function section (
+  schema: TSchema | undefined,
+  value: unknown,
+  fileKey: string,
+  missing: string
+): unknown {
+  if (schema === undefined) throw new GATEHOUSE_CORE_INVALID_OPTIONS(fileKey, missing)
+  const display = new Map<string, string>()
+  const converted = fromFileKeys(schema, value, '', fileKey, display)
+  validateOptions(schema, converted, fileKey, display)
+  return converted
+}
+
+/**
+ * Converts a parsed config object with the spec's snake_case keys
+ * (`server`, `middleware`, `auth_middleware`, `server_app`) to the camelCase
+ * form and validates it against the registered components' schemas. Errors
+ * name the path as written, e.g. `middleware.compression.minimum_size:
+ * expected integer`.
+ */
+export function recipeFromConfig (config: unknown, options: LoadRecipeOptions = {}): GatehouseConfig {
+  const registry = options.registry ?? sharedRegistry
+  if (!isPlainObject(config)) throw new GATEHOUSE_CORE_INVALID_OPTIONS('config', 'expected a mapping at the top level')
+  const result: GatehouseConfig = {}
+  for (const [key, value] of Object.entries(config)) {
+    switch (key) {
+      case 'server':
+        result.server = section(serverSectionSchema, value, 'server', '') as ServerSection
+        break
+      case 'middleware': {
+        if (!isPlainObject(value)) throw new GATEHOUSE_CORE_INVALID_OPTIONS('middleware', 'expected a mapping')
+        const middleware: Record<string, ComponentSetting> = {}
+        for (const [name, setting] of Object.entries(value)) {
+          const component = registry.get(name)
+          if (component === undefined) throw new GATEHOUSE_CORE_UNKNOWN_COMPONENT(name, registry.names().join(', '))
+          const path = joinPath('middleware', name)
+          middleware[name] = isPlainObject(setting) && component.component.schema !== undefined
+            ? section(component.component.schema, setting, path, '') as Record<string, unknown>
+            : setting as ComponentSetting
+        }
+        result.middleware = middleware
+        break
+      }
+      case 'auth_middleware':
+        result.authMiddleware = section(registry.get('auth')?.component.schema, value, 'auth_middleware',
+          'the auth component is not installed (import @gatehouse/auth)') as Record<string, unknown>
+        break
+      case 'server_app':
+        result.serverApp = section(options.serverAppSchema, value, 'server_app',
+          'this section is read by @gatehouse/server (gatehouse serve)') as Record<string, unknown>
+        break
+      default:
+        throw new GATEHOUSE_CORE_INVALID_OPTIONS(key, `unknown section (expected ${SECTIONS.join(', ')})`)
+    }
+  }
+  // The remaining checks (settings, defaults, the auth pairing) are the
+  // chain's own, so a file and a TypeScript recipe fail the same way.
+  resolveRecipe({
+    ...(result.middleware === undefined ? {} : { middleware: result.middleware }),
+    ...(result.authMiddleware === undefined ? {} : { authMiddleware: result.authMiddleware })
+  }, registry)
+  return result
+}
+
+/**
+ * Reads a YAML (`.yaml`, `.yml`) or JSON (`.json`) config file and returns
+ * its camelCase form (see {@link recipeFromConfig}). A file that cannot be
+ * read or parsed throws `GATEHOUSE_CORE_CONFIG_FILE` naming the file; a bad
+ * key or value throws `GATEHOUSE_CORE_INVALID_OPTIONS` naming its path.
+ */
+export async function loadRecipe (path: string, options: LoadRecipeOptions = {}): Promise<GatehouseConfig> {
+  const extension = extname(path).toLowerCase()
+  if (!['.yaml', '.yml', '.json'].includes(extension)) {
+    throw new GATEHOUSE_CORE_CONFIG_FILE(path, 'expected a .yaml, .yml or .json file')
+  }
+  let text: string
+  try {
+    const bytes = await readFile(path)
+    if (bytes.byteLength > MAX_FILE_BYTES) throw new Error(`larger than ${MAX_FILE_BYTES} bytes`)
+    text = bytes.toString('utf8')
+  } catch (err) {
+    throw new GATEHOUSE_CORE_CONFIG_FILE(path, (err as Error).message)
+  }
+  let parsed: unknown
+  try {
+    parsed = extension === '.json' ? JSON.parse(text) : parseYaml(text, { prettyErrors: true, uniqueKeys: true })
+  } catch (err) {
+    throw new GATEHOUSE_CORE_CONFIG_FILE(path, (err as Error).message.split('\n')[0] ?? 'parse error')
+  }
+  if (parsed === null || parsed === undefined) parsed = {}
+  try {
+    return recipeFromConfig(parsed, options)
+  } catch (err) {
+    if (err instanceof Error) err.message = `${path}: ${err.message}`
+    throw err
+  }
+}

@@ -1,0 +1,90 @@
+import type { Component, ComponentRegistry } from './component.js'
+import { compareComponents } from './component.js'
+import { GATEHOUSE_CORE_INVALID_OPTIONS, GATEHOUSE_CORE_UNKNOWN_COMPONENT } from './errors.js'
+import { joinPath, validateOptions } from './validate.js'
+
+/** How a recipe turns one component on or off: `true`/`'on'` (defaults), `false`/`'off'`, or its options. */
+export type ComponentSetting = boolean | 'on' | 'off' | Record<string, unknown>
+
+/**
+ * Which components run and with what options (camelCase keys). Components
+ * not named follow their default (only `errors` is on by default).
+ */
+export interface Recipe {
+  /** Component name → setting. */
+  middleware?: Record<string, ComponentSetting>
+  /**
+   * Options of the `auth` component (`basic`, `bearer`, `jwt`, …). Giving
+   * them turns `auth` on unless `middleware.auth` is `false`/`'off'`.
+   */
+  authMiddleware?: Record<string, unknown>
+}
+
+/** One component the recipe turns on, with its options. */
+export interface ChainStep {
+  readonly component: Component<any>
+  readonly options: Record<string, unknown>
+}
+
+function isPlainObject (value: unknown): value is Record<string, unknown> {
+  if (value === null || typeof value !== 'object') return false
+  const proto = Object.getPrototypeOf(value)
+  return proto === Object.prototype || proto === null
+}
+
+function settingOptions (setting: unknown, path: string): Record<string, unknown> | null {
+  if (setting === true || setting === 'on') return {}
+  if (setting === false || setting === 'off') return null
+  if (isPlainObject(setting)) return setting
+  throw new GATEHOUSE_CORE_INVALID_OPTIONS(path, "expected true, false, 'on', 'off' or an options object")
+}
+
+/**
+ * Resolves a recipe against `registry`: validates it and returns the
+ * components that are on, in chain order (ascending order, then name).
+ * Throws `GATEHOUSE_CORE_UNKNOWN_COMPONENT` for a name not in the registry
+ * and `GATEHOUSE_CORE_INVALID_OPTIONS` for a bad setting or option.
+ */
+export function resolveRecipe (recipe: Recipe, registry: ComponentRegistry): ChainStep[] {
+  if (!isPlainObject(recipe)) throw new GATEHOUSE_CORE_INVALID_OPTIONS('recipe', 'expected an object')
+  for (const key of Object.keys(recipe)) {
+    if (key !== 'middleware' && key !== 'authMiddleware') {
+      throw new GATEHOUSE_CORE_INVALID_OPTIONS(joinPath('recipe', key), 'unknown recipe section (expected middleware, authMiddleware)')
+    }
+  }
+  const middleware = recipe.middleware ?? {}
+  if (!isPlainObject(middleware)) throw new GATEHOUSE_CORE_INVALID_OPTIONS('middleware', 'expected an object')
+
+  const chosen = new Map<string, Record<string, unknown> | null>()
+  for (const [name, setting] of Object.entries(middleware)) {
+    if (!registry.has(name)) throw new GATEHOUSE_CORE_UNKNOWN_COMPONENT(name, registry.names().join(', '))
+    chosen.set(name, settingOptions(setting, joinPath('middleware', name)))
+  }
+
+  if (recipe.authMiddleware !== undefined) {
+    if (!isPlainObject(recipe.authMiddleware)) {
+      throw new GATEHOUSE_CORE_INVALID_OPTIONS('authMiddleware', 'expected an object')
+    }
+    if (!registry.has('auth')) {
+      throw new GATEHOUSE_CORE_UNKNOWN_COMPONENT('auth', `${registry.names().join(', ')}; import @gatehouse/auth to use authMiddleware`)
+    }
+    const explicit = chosen.get('auth')
+    if (explicit !== undefined && explicit !== null && Object.keys(explicit).length > 0) {
+      throw new GATEHOUSE_CORE_INVALID_OPTIONS('middleware.auth', 'auth options are given in authMiddleware; give them in one place')
+    }
+    // `middleware.auth: false` still wins: the recipe author switched it off.
+    if (explicit !== null) chosen.set('auth', recipe.authMiddleware)
+  }
+
+  const steps: ChainStep[] = []
+  for (const component of registry.list()) {
+    const { name, schema } = component.component
+    const options = chosen.has(name) ? chosen.get(name) : (component.component.default ? {} : null)
+    if (options === null || options === undefined) continue
+    if (schema !== undefined) {
+      validateOptions(schema, options, name === 'auth' && recipe.authMiddleware !== undefined ? 'authMiddleware' : joinPath('middleware', name))
+    }
+    steps.push({ component, options })
+  }
+  return steps.sort((a, b) => compareComponents(a.component, b.component))
+}

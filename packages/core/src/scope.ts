@@ -1,0 +1,47 @@
+import type { FastifyInstance, FastifyPluginCallback } from 'fastify'
+import fp from 'fastify-plugin'
+import type { Avatar } from './avatar.js'
+
+/**
+ * Per-request state shared by the components, at `request.scope`. Other
+ * packages add their fields by declaration merging on this interface.
+ */
+export interface RequestScope {
+  /** The authenticated caller, or `null` for an anonymous request. */
+  auth: Avatar | null
+  /** The file a route answers with; the cache component derives validators from it. */
+  filePath?: string
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /**
+     * The Gatehouse request scope: a fresh object assigned by the first
+     * `onRequest` hook. It is `null` only for errors raised before any
+     * hook ran (e.g. a malformed URL), so error paths read it with `?.`.
+     */
+    scope: RequestScope
+  }
+}
+
+const scopePlugin: FastifyPluginCallback = function scope (app, _opts, done) {
+  app.decorateRequest<null>('scope', null)
+  app.addHook('onRequest', function createScope (request, _reply, next) {
+    request.scope = { auth: null }
+    next()
+  })
+  done()
+}
+
+const plugin = fp(scopePlugin, { name: '@gatehouse/scope', fastify: '5.x' })
+
+/**
+ * Makes sure `request.scope` exists on `app`: decorates the request and adds
+ * the `onRequest` hook that creates a fresh scope, once per instance tree.
+ * Components call it first, so the scope hook is the first `onRequest` hook
+ * of the chain.
+ */
+export async function ensureScope (app: FastifyInstance): Promise<void> {
+  if (app.hasRequestDecorator('scope')) return
+  await app.register(plugin)
+}

@@ -1,0 +1,12 @@
+import { test } from 'tap'
+import { formatChallenge, quoteString } from '@gatehouse/core'
+
+test('rfc9110 challenge formatting', async (t) => {
+  t.equal(formatChallenge('Basic', { realm: 'api' }), 'Basic realm="api"')
+  t.equal(formatChallenge('Bearer', { realm: 'a', error: 'invalid_token', error_description: undefined }), 'Bearer realm="a", error="invalid_token"')
+  t.equal(formatChallenge('Negotiate'), 'Negotiate')
+  t.equal(quoteString('say "hi" \\o/'), '"say \\"hi\\" \\\\o/"')
+  t.throws(() => quoteString('a\r\nb'), TypeError)
+  t.throws(() => formatChallenge('Bad Scheme'), TypeError)
+  t.throws(() => formatChallenge('Basic', { 're alm': 'x' }), TypeError)
+})

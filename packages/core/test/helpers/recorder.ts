@@ -1,0 +1,35 @@
+import type { FastifyInstance } from 'fastify'
+import { ComponentRegistry, defineComponent } from '@gatehouse/core'
+
+export const REQUEST_HOOKS = ['onRequest', 'preParsing', 'preValidation', 'preHandler'] as const
+export const RESPONSE_HOOKS = ['preSerialization', 'onSend', 'onResponse'] as const
+
+/**
+ * Components that append `<name>:<hook>` to `trace` from every hook kind,
+ * defined in a fresh registry so tests stay independent.
+ */
+export function recordingRegistry (specs: ReadonlyArray<{ name: string, order: number }>, trace: string[]): ComponentRegistry {
+  const registry = new ComponentRegistry()
+  for (const { name, order } of specs) {
+    defineComponent({
+      name,
+      order,
+      default: true,
+      plugin: async (app: FastifyInstance) => {
+        for (const hook of REQUEST_HOOKS) {
+          app.addHook(hook, async () => { trace.push(`${name}:${hook}`) })
+        }
+        app.addHook('preSerialization', async (_req, _reply, payload) => { trace.push(`${name}:preSerialization`); return payload })
+        app.addHook('onSend', async (_req, _reply, payload) => { trace.push(`${name}:onSend`); return payload })
+        app.addHook('onResponse', async () => { trace.push(`${name}:onResponse`) })
+        app.addHook('onError', async () => { trace.push(`${name}:onError`) })
+      }
+    }, registry)
+  }
+  return registry
+}
+
+/** The trace entries of one hook kind, in the order observed. */
+export function of (trace: readonly string[], hook: string): string[] {
+  return trace.filter((entry) => entry.endsWith(`:${hook}`)).map((entry) => entry.split(':')[0] as string)
+}

@@ -1,0 +1,27 @@
+import { test } from 'tap'
+import { safeNextPath } from '@gatehouse/core'
+
+test('safeNextPath keeps same-origin paths with query and fragment', async (t) => {
+  t.equal(safeNextPath('/'), '/')
+  t.equal(safeNextPath('/orders?page=2&sort=asc'), '/orders?page=2&sort=asc')
+  t.equal(safeNextPath('/a/b#frag'), '/a/b#frag')
+  t.equal(safeNextPath('/javascript:alert(1)'), '/javascript:alert(1)', 'a colon inside a path is just a path')
+  t.equal(safeNextPath('/caf\u00e9 menu'), '/caf%C3%A9%20menu', 'non-ASCII and spaces are encoded for the Location header')
+  t.equal(safeNextPath('/a/../b'), '/b')
+})
+
+test('safeNextPath refuses everything that leaves the origin', async (t) => {
+  const hostile = [
+    '//evil.example', '//evil.example/path', '/\\evil.example', '\\\\evil.example',
+    'https://evil.example', 'http:/evil.example', 'javascript:alert(1)', 'JAVASCRIPT:alert(1)',
+    'data:text/html,<script>', 'evil.example', '',
+    '/%2F/evil.example', '%2F%2Fevil.example', '/%5Cevil.example', '%2f%2fevil.example',
+    '/%2e%2e/%2e%2e//evil.example', '/\t/evil.example', '/%09/evil.example', '/\n/evil', '/%0d%0aSet-Cookie:x=1',
+    '/%00', '/%', '/%E0%A4%A', '/' + 'a'.repeat(2048)
+  ]
+  for (const next of hostile) t.equal(safeNextPath(next), '/', JSON.stringify(next))
+})
+
+test('safeNextPath refuses non-strings', async (t) => {
+  for (const next of [undefined, null, 42, ['/a'], { a: 1 }]) t.equal(safeNextPath(next), '/')
+})
