@@ -10,7 +10,8 @@ export const GATEHOUSE_CORE_DUPLICATE_COMPONENT = createError<[string]>(
 
 /** A recipe names a component that no imported package defined. */
 export const GATEHOUSE_CORE_UNKNOWN_COMPONENT = createError<[string, string]>(
-  'GATEHOUSE_CORE_UNKNOWN_COMPONENT', 'Unknown component "%s" (known: %s)', 500, TypeError)
+  'GATEHOUSE_CORE_UNKNOWN_COMPONENT',
+  'Unknown component "%s" (known: %s); a component joins the registry when its package is imported', 500, TypeError)
 
 /** Options (of a component or a recipe section) fail their schema; the message starts with the path. */
 export const GATEHOUSE_CORE_INVALID_OPTIONS = createError<[string, string]>(

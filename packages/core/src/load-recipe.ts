@@ -78,7 +78,7 @@ export function recipeFromConfig (config: unknown, options: LoadRecipeOptions = 
         const middleware: Record<string, ComponentSetting> = {}
         for (const [name, setting] of Object.entries(value)) {
           const component = registry.get(name)
-          if (component === undefined) throw new GATEHOUSE_CORE_UNKNOWN_COMPONENT(name, registry.names().join(', '))
+          if (component === undefined) throw new GATEHOUSE_CORE_UNKNOWN_COMPONENT(name, registry.names().join(', ') || 'none')
           const path = joinPath('middleware', name)
           middleware[name] = isPlainObject(setting) && component.component.schema !== undefined
             ? section(component.component.schema, setting, path, '') as Record<string, unknown>

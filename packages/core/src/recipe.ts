@@ -57,7 +57,7 @@ export function resolveRecipe (recipe: Recipe, registry: ComponentRegistry): Cha
 
   const chosen = new Map<string, Record<string, unknown> | null>()
   for (const [name, setting] of Object.entries(middleware)) {
-    if (!registry.has(name)) throw new GATEHOUSE_CORE_UNKNOWN_COMPONENT(name, registry.names().join(', '))
+    if (!registry.has(name)) throw new GATEHOUSE_CORE_UNKNOWN_COMPONENT(name, registry.names().join(', ') || 'none')
     chosen.set(name, settingOptions(setting, joinPath('middleware', name)))
   }
 
@@ -66,7 +66,7 @@ export function resolveRecipe (recipe: Recipe, registry: ComponentRegistry): Cha
       throw new GATEHOUSE_CORE_INVALID_OPTIONS('authMiddleware', 'expected an object')
     }
     if (!registry.has('auth')) {
-      throw new GATEHOUSE_CORE_UNKNOWN_COMPONENT('auth', `${registry.names().join(', ')}; import @gatehouse/auth to use authMiddleware`)
+      throw new GATEHOUSE_CORE_UNKNOWN_COMPONENT('auth', `${registry.names().join(', ') || 'none'}; import @gatehouse/auth to use authMiddleware`)
     }
     const explicit = chosen.get('auth')
     if (explicit !== undefined && explicit !== null && Object.keys(explicit).length > 0) {

@@ -1,0 +1,39 @@
+import { STATUS_CODES } from 'node:http'
+import { HttpError } from '@gatehouse/core'
+
+/** What the caller is told about an error. */
+export interface ErrorDescription {
+  readonly statusCode: number
+  readonly error: string
+  readonly message: string
+  readonly code: string | undefined
+  readonly headers: Readonly<Record<string, unknown>>
+  /** The error's message is written for the caller (4xx, or an HttpError). */
+  readonly exposed: boolean
+}
+
+const NO_HEADERS = Object.freeze({})
+
+function statusOf (error: { statusCode?: unknown, status?: unknown }): number {
+  const status = error.statusCode ?? error.status
+  return typeof status === 'number' && Number.isInteger(status) && status >= 400 && status <= 599 ? status : 500
+}
+
+/**
+ * Decides status, message, code and headers for anything thrown. A 5xx
+ * message is replaced by the status text unless the error is an
+ * {@link HttpError} (whose detail is written for the caller); values that
+ * are not objects become a plain 500.
+ */
+export function describeError (thrown: unknown): ErrorDescription {
+  const error = (thrown !== null && typeof thrown === 'object' ? thrown : {}) as {
+    statusCode?: unknown, status?: unknown, message?: unknown, code?: unknown, headers?: unknown, expose?: unknown
+  }
+  const statusCode = statusOf(error)
+  const exposed = thrown instanceof HttpError || error.expose === true || statusCode < 500
+  const statusText = STATUS_CODES[statusCode] ?? 'Error'
+  const message = exposed && typeof error.message === 'string' && error.message !== '' ? error.message : statusText
+  const code = exposed && typeof error.code === 'string' ? error.code : undefined
+  const headers = error.headers !== null && typeof error.headers === 'object' ? error.headers as Record<string, unknown> : NO_HEADERS
+  return { statusCode, error: statusText, message, code, headers, exposed }
+}

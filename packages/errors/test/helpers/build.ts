@@ -1,0 +1,20 @@
+import Fastify, { type FastifyInstance } from 'fastify'
+import pino from 'pino'
+import { middlewareChain } from '@gatehouse/core'
+// A value import: the component joins the registry when the package loads.
+import { errorsPlugin, type ErrorsOptions } from '@gatehouse/errors'
+
+export interface LogLine { level: number, msg: string, err?: { message?: string, type?: string }, [key: string]: unknown }
+
+/** A fresh app with the errors component on through the chain, and its captured log lines. */
+export { errorsPlugin }
+
+export async function build (options: ErrorsOptions = {}, routes: (app: FastifyInstance) => void = () => {}) {
+  const logs: LogLine[] = []
+  const logger = pino({ level: 'debug' }, { write: (line: string) => { logs.push(JSON.parse(line) as LogLine) } })
+  const app = Fastify({ loggerInstance: logger })
+  await middlewareChain(app, { middleware: { errors: options as Record<string, unknown> } })
+  routes(app)
+  await app.ready()
+  return { app, logs }
+}
