@@ -1,5 +1,5 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
-import { defineComponent, formatChallenge, HttpError, ORDER, Redirect } from '@gatehouse/core'
+import { defineComponent, errorForLog, formatChallenge, HttpError, ORDER, Redirect, redactText } from '@gatehouse/core'
 import { acceptsHtml, acceptsJson } from './accept.js'
 import { describeError } from './describe-error.js'
 import { loginUrl } from './login-url.js'
@@ -32,7 +32,7 @@ const errors: FastifyPluginAsync<ErrorsOptions> = async function errors (app, op
       // Part of the response is on the wire; a second one cannot follow.
       // Cut the connection so the client sees a truncated response, not a
       // success.
-      request.log.error({ err: thrown }, 'error after the response started; connection closed')
+      request.log.error({ err: errorForLog(thrown) }, 'error after the response started; connection closed')
       reply.raw.destroy()
       return
     }
@@ -44,9 +44,10 @@ const errors: FastifyPluginAsync<ErrorsOptions> = async function errors (app, op
     const described = describeError(thrown)
     const { statusCode } = described
     if (statusCode >= 500) {
-      request.log.error({ err: thrown }, thrown instanceof Error ? thrown.message : 'non-error value thrown')
+      const err = errorForLog(thrown)
+      request.log.error({ err }, err.message as string)
     } else {
-      request.log.info({ statusCode, code: described.code }, described.message)
+      request.log.info({ statusCode, code: described.code }, redactText(described.message))
     }
 
     const accept = request.headers.accept
