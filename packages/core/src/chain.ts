@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify'
 import { components as sharedRegistry, type ComponentRegistry } from './component.js'
 import { HookOrdering } from './hook-order.js'
 import { resolveRecipe, type Recipe } from './recipe.js'
-import { ensureScope } from './scope.js'
+import { ensureScope, type AnyFastifyInstance } from './scope.js'
 
 /** Options of {@link middlewareChain}. */
 export interface MiddlewareChainOptions {
@@ -28,10 +28,11 @@ export interface ChainEntry {
  * invalid option. Resolves with the registered components, in order.
  */
 export async function middlewareChain (
-  app: FastifyInstance,
+  instance: AnyFastifyInstance,
   recipe: Recipe = {},
   options: MiddlewareChainOptions = {}
 ): Promise<ChainEntry[]> {
+  const app = instance as FastifyInstance
   const steps = resolveRecipe(recipe, options.registry ?? sharedRegistry)
   await ensureScope(app)
   const ordering = new HookOrdering(app)

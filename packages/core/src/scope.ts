@@ -24,6 +24,14 @@ declare module 'fastify' {
   }
 }
 
+/**
+ * A Fastify instance whatever its server, logger and type provider: the
+ * entry points take any (an app built with a pino `loggerInstance` has a
+ * different logger type from the default).
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyFastifyInstance = FastifyInstance<any, any, any, any, any>
+
 const scopePlugin: FastifyPluginCallback = function scope (app, _opts, done) {
   app.decorateRequest<null>('scope', null)
   app.addHook('onRequest', function createScope (request, _reply, next) {
@@ -41,7 +49,8 @@ const plugin = fp(scopePlugin, { name: '@gatehouse/scope', fastify: '5.x' })
  * Components call it first, so the scope hook is the first `onRequest` hook
  * of the chain.
  */
-export async function ensureScope (app: FastifyInstance): Promise<void> {
-  if (app.hasRequestDecorator('scope')) return
-  await app.register(plugin)
+export async function ensureScope (app: AnyFastifyInstance): Promise<void> {
+  const instance = app as FastifyInstance
+  if (instance.hasRequestDecorator('scope')) return
+  await instance.register(plugin)
 }

@@ -1,5 +1,5 @@
 import { test } from 'tap'
-import Fastify, { LogController, type FastifyInstance } from 'fastify'
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify'
 import pino from 'pino'
 import { HttpError, middlewareChain } from '@gatehouse/core'
 import { errorsPlugin } from '@gatehouse/errors'
@@ -15,7 +15,7 @@ const SECRETS = ['S3cr3tKeyMaterial', PASSWORD_B64, JWT, 'sess10nValue', 'newSes
 async function build (options: LoggingOptions | true = true, loggerLevel = 'info', routes: (app: FastifyInstance) => void = () => {}) {
   const lines: Line[] = []
   const app = Fastify({
-    loggerInstance: pino({ level: loggerLevel }, { write: (l: string) => { lines.push(JSON.parse(l) as Line) } }),
+    loggerInstance: pino({ level: loggerLevel }, { write: (l: string) => { lines.push(JSON.parse(l) as Line) } }) as FastifyBaseLogger,
     // The access lines replace Fastify's own request lines (which log the full URL): the documented setup.
     logController: new LogController({ disableRequestLogging: true })
   })

@@ -1,4 +1,4 @@
-import Fastify, { type FastifyInstance } from 'fastify'
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify'
 import pino from 'pino'
 import { middlewareChain } from '@gatehouse/core'
 // A value import: the component joins the registry when the package loads.
@@ -12,7 +12,7 @@ export { errorsPlugin }
 export async function build (options: ErrorsOptions = {}, routes: (app: FastifyInstance) => void = () => {}) {
   const logs: LogLine[] = []
   const logger = pino({ level: 'debug' }, { write: (line: string) => { logs.push(JSON.parse(line) as LogLine) } })
-  const app = Fastify({ loggerInstance: logger })
+  const app = Fastify({ loggerInstance: logger as FastifyBaseLogger })
   await middlewareChain(app, { middleware: { errors: options as Record<string, unknown> } })
   routes(app)
   await app.ready()
