@@ -70,13 +70,20 @@ export function redactQuery (url: string): string {
   return `${url.slice(0, q)}?${pairs.join('&')}`
 }
 
-/** A thrown value as a log object (pino's `err` shape) with secrets masked in its message and stack. */
-export function errorForLog (thrown: unknown): Record<string, unknown> {
-  if (!(thrown instanceof Error)) return { type: typeof thrown, message: redactText(String(thrown)) }
-  const safe: Record<string, unknown> = { type: thrown.name, message: redactText(thrown.message) }
-  if (thrown.stack !== undefined) safe.stack = redactText(thrown.stack)
-  const { code, statusCode } = thrown as { code?: unknown, statusCode?: unknown }
-  if (code !== undefined) safe.code = code
-  if (statusCode !== undefined) safe.statusCode = statusCode
+/**
+ * A copy of a thrown value for pino's `err` key, with secrets masked in its
+ * message, stack and own string fields. An error keeps its prototype, so
+ * the serializer still reports its class (`type: "TypeError"`).
+ */
+export function errorForLog (thrown: unknown): Error {
+  if (!(thrown instanceof Error)) return new Error(redactText(String(thrown)))
+  const safe = Object.create(Object.getPrototypeOf(thrown) as object) as Error
+  for (const [key, value] of Object.entries(thrown)) {
+    (safe as unknown as Record<string, unknown>)[key] = typeof value === 'string' ? redactText(value) : value
+  }
+  Object.defineProperty(safe, 'message', { value: redactText(thrown.message), enumerable: false, writable: true, configurable: true })
+  if (thrown.stack !== undefined) {
+    Object.defineProperty(safe, 'stack', { value: redactText(thrown.stack), enumerable: false, writable: true, configurable: true })
+  }
   return safe
 }

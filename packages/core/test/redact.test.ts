@@ -1,4 +1,5 @@
 import { test } from 'tap'
+import pino from 'pino'
 import { errorForLog, redactHeaders, redactQuery, redactText } from '@gatehouse/core'
 
 test('redactText masks API keys and credentials', async (t) => {
@@ -37,14 +38,24 @@ test('redactQuery', async (t) => {
   t.equal(redactQuery('/a?session%5Fid=v'), '/a?session%5Fid=[REDACTED]', 'encoded keys are recognised')
 })
 
-test('errorForLog masks secrets in message and stack, keeps code and status', async (t) => {
-  const err = Object.assign(new Error('bad key gak_0123456789abcdef_secretpart'), { code: 'E_X', statusCode: 502 })
+test('errorForLog masks secrets in message, stack and fields, and keeps the class', async (t) => {
+  const err = Object.assign(new TypeError('bad key gak_0123456789abcdef_secretpart'), { code: 'E_X', statusCode: 502, detail: 'Bearer abc.def' })
   const safe = errorForLog(err)
-  t.equal(safe.type, 'Error')
+  t.ok(safe instanceof TypeError)
   t.equal(safe.message, 'bad key gak_0123456789abcdef_[REDACTED]')
-  t.match(safe.stack, /^Error: bad key gak_0123456789abcdef_\[REDACTED\]\n/)
-  t.equal(safe.code, 'E_X')
-  t.equal(safe.statusCode, 502)
-  t.same(errorForLog('Bearer abc'), { type: 'string', message: 'Bearer [REDACTED]' })
-  t.same(errorForLog(null), { type: 'object', message: 'null' })
+  t.match(safe.stack, /^TypeError: bad key gak_0123456789abcdef_\[REDACTED\]\n/)
+  t.same({ ...safe }, { code: 'E_X', statusCode: 502, detail: 'Bearer [REDACTED]' })
+  t.equal(err.message, 'bad key gak_0123456789abcdef_secretpart', 'the original is untouched')
+  t.equal(errorForLog('Bearer abc').message, 'Bearer [REDACTED]')
+  t.equal(errorForLog(null).message, 'null')
+})
+
+test('pino serialises the copy with its class and no secret', async (t) => {
+  const lines: string[] = []
+  const log = pino({}, { write: (l: string) => { lines.push(l) } })
+  log.error({ err: errorForLog(new RangeError('used gak_0123456789abcdef_zzz')) }, 'x')
+  const line = JSON.parse(lines[0] ?? '{}') as { err: { type: string, message: string, stack: string } }
+  t.equal(line.err.type, 'RangeError')
+  t.equal(line.err.message, 'used gak_0123456789abcdef_[REDACTED]')
+  t.notMatch(lines[0], /zzz/)
 })

@@ -45,7 +45,7 @@ const errors: FastifyPluginAsync<ErrorsOptions> = async function errors (app, op
     const { statusCode } = described
     if (statusCode >= 500) {
       const err = errorForLog(thrown)
-      request.log.error({ err }, err.message as string)
+      request.log.error({ err }, err.message)
     } else {
       request.log.info({ statusCode, code: described.code }, redactText(described.message))
     }
