@@ -64,10 +64,12 @@ export class ComponentRegistry {
     this.#byName.set(name, component)
   }
 
+  /** The component named `name`, if defined. */
   get (name: string): Component<any> | undefined {
     return this.#byName.get(name)
   }
 
+  /** Whether a component named `name` is defined. */
   has (name: string): boolean {
     return this.#byName.has(name)
   }

@@ -1,6 +1,7 @@
 // Secrets never reach a log line: credentials in headers, cookies, API
 // keys wherever they appear, and secret-looking query parameters.
 
+/** What a secret is replaced with in log lines. */
 export const REDACTED = '[REDACTED]'
 
 const API_KEY = /\b(gak_[0-9a-f]{16}_)[A-Za-z0-9_-]+/g

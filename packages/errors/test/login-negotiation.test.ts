@@ -145,3 +145,19 @@ test('loginUrl validates next', async (t) => {
     t.ok(url === '/login?next=%2F' || url === '/login?next=%2F%25252F%25252Fevil%3Fx', `${hostile} → ${url}`)
   }
 })
+
+test('loginPage and realm options', async (t) => {
+  const { app: server } = await build({ login: true, loginPage: '/account/sign-in', realm: 'shop "eu"' }, (app) => {
+    app.get('/cart', async () => { throw new HttpError(401) })
+    app.get('/account/sign-in', async () => { throw new HttpError(401) })
+  })
+  t.teardown(() => server.close())
+  const nav = await server.inject({ url: '/cart?x=1', headers: { accept: BROWSER } })
+  t.equal(nav.statusCode, 302)
+  t.equal(nav.headers.location, '/account/sign-in?next=%2Fcart%3Fx%3D1')
+  const api = await server.inject('/cart')
+  t.equal(api.headers['www-authenticate'], 'Bearer realm="shop \\"eu\\""', 'the realm is a quoted-string')
+  t.equal(api.json().login_url, '/account/sign-in?next=%2Fcart')
+  const self = await server.inject({ url: '/account/sign-in', headers: { accept: BROWSER } })
+  t.equal(self.statusCode, 401, 'the configured login page does not redirect to itself')
+})

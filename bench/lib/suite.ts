@@ -1,0 +1,21 @@
+import type { FastifyInstance } from 'fastify'
+
+/** One server set-up measured by a suite. */
+export interface Scenario {
+  /** Shown in the table. */
+  label: string
+  /** Builds a ready-to-listen app (routes declared). */
+  build: () => Promise<FastifyInstance>
+  /** What the load generator requests. Default: GET /. */
+  request?: { method?: string, path?: string, headers?: Record<string, string> }
+  /** Status every response must have. Default: 200. */
+  expectStatus?: number
+}
+
+/** A set of scenarios measured side by side in one run. */
+export interface Suite {
+  title: string
+  /** The scenario the others are compared with (bare Fastify). */
+  baseline: string
+  scenarios: Record<string, Scenario>
+}

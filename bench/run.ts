@@ -1,0 +1,74 @@
+// Runs one benchmark suite: every scenario in its own server process, the
+// load from this one, scenarios interleaved over several rounds.
+//   node --import tsx run.ts <suite> [--seconds 5] [--rounds 2] [--connections 10] [--write]
+import { readFile, writeFile } from 'node:fs/promises'
+import { cpus } from 'node:os'
+import { parseArgs } from 'node:util'
+import { measure, type Measurement } from './lib/measure.js'
+import type { Suite } from './lib/suite.js'
+
+const { values, positionals } = parseArgs({
+  allowPositionals: true,
+  options: {
+    seconds: { type: 'string', default: '5' },
+    rounds: { type: 'string', default: '2' },
+    connections: { type: 'string', default: '10' },
+    write: { type: 'boolean', default: false }
+  }
+})
+const suiteName = positionals[0]
+if (suiteName === undefined || !/^[a-z-]+$/.test(suiteName)) {
+  console.error('usage: run.ts <suite> [--seconds N] [--rounds N] [--connections N] [--write]')
+  process.exit(2)
+}
+const seconds = Math.min(60, Math.max(1, Number(values.seconds)))
+const rounds = Math.min(10, Math.max(1, Number(values.rounds)))
+const connections = Math.min(100, Math.max(1, Number(values.connections)))
+const { suite } = await import(`./suites/${suiteName}.js`) as { suite: Suite }
+
+const runs = new Map<string, Measurement[]>()
+for (let round = 1; round <= rounds; round++) {
+  // Alternate the direction each round so that drift (heat, other load)
+  // does not favour the scenarios measured first.
+  const names = Object.keys(suite.scenarios)
+  if (round % 2 === 0) names.reverse()
+  for (const name of names) {
+    const scenario = suite.scenarios[name]!
+    const m = await measure(suiteName, name, scenario, seconds, connections)
+    if (m.non2xx > 0 || m.errors > 0) throw new Error(`${name}: ${m.non2xx} unexpected statuses, ${m.errors} errors`)
+    runs.set(name, [...(runs.get(name) ?? []), m])
+    console.error(`round ${round} ${name}: ${m.reqPerSec.toFixed(0)} req/s, p99 ${m.p99Ms} ms, ${m.cpuMicrosPerRequest.toFixed(1)} µs CPU/req`)
+  }
+}
+
+const median = (xs: number[]) => { const s = [...xs].sort((a, b) => a - b); const mid = s.length >> 1; return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2 }
+const summary = new Map([...runs].map(([name, ms]) => [name, {
+  reqPerSec: median(ms.map((m) => m.reqPerSec)),
+  p99Ms: median(ms.map((m) => m.p99Ms)),
+  cpu: median(ms.map((m) => m.cpuMicrosPerRequest))
+}]))
+const base = summary.get(suite.baseline)!
+const command = `pnpm --filter @gatehouse/bench exec node --import tsx run.ts ${suiteName} --seconds ${seconds} --rounds ${rounds} --connections ${connections}`
+const lines = [
+  `### ${suite.title}`,
+  '',
+  `Command: \`${command}\` (after \`pnpm build\`) · ${new Date().toISOString().slice(0, 10)} · ${cpus().length} × ${cpus()[0]?.model.trim() ?? 'cpu'} · Node ${process.version} · ${connections} connections, ${seconds} s per run, ${rounds} interleaved rounds, medians.`,
+  '',
+  '| scenario | req/s | × bare req/s | p99 ms | server CPU µs/req | Δ CPU µs/req vs bare |',
+  '| --- | ---: | ---: | ---: | ---: | ---: |',
+  ...[...summary].map(([name, s]) => `| ${suite.scenarios[name]!.label} | ${s.reqPerSec.toFixed(0)} | ${(s.reqPerSec / base.reqPerSec).toFixed(2)} | ${s.p99Ms} | ${s.cpu.toFixed(1)} | ${name === suite.baseline ? '—' : (s.cpu - base.cpu >= 0 ? '+' : '') + (s.cpu - base.cpu).toFixed(1)} |`)
+]
+const table = lines.join('\n')
+console.log(table)
+
+if (values.write) {
+  const path = new URL('../docs/benchmarks.md', import.meta.url)
+  const start = `<!-- bench:${suiteName} -->`
+  const end = `<!-- /bench:${suiteName} -->`
+  let doc = await readFile(path, 'utf8').catch(() => '# Benchmarks\n')
+  const block = `${start}\n${table}\n${end}`
+  const at = doc.indexOf(start)
+  doc = at === -1 ? `${doc.trimEnd()}\n\n${block}\n` : doc.slice(0, at) + block + doc.slice(doc.indexOf(end) + end.length)
+  await writeFile(path, doc)
+  console.error(`written to docs/benchmarks.md (${suiteName})`)
+}
