@@ -6,6 +6,7 @@ import { components as sharedRegistry, type ComponentRegistry } from './componen
 import { GATEHOUSE_CORE_CONFIG_FILE, GATEHOUSE_CORE_INVALID_OPTIONS, GATEHOUSE_CORE_UNKNOWN_COMPONENT } from './errors.js'
 import { resolveRecipe, type ComponentSetting, type Recipe } from './recipe.js'
 import { fromFileKeys, joinPath, validateOptions } from './validate.js'
+import { isPlainObject } from './plain-object.js'
 
 /** The `server` section of a config file. */
 export interface ServerSection {
@@ -39,10 +40,6 @@ export const serverSectionSchema = Type.Object({
 
 const MAX_FILE_BYTES = 1024 * 1024
 const SECTIONS = ['server', 'middleware', 'auth_middleware', 'server_app']
-
-function isPlainObject (value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value)
-}
 
 function section (
   schema: TSchema | undefined,

@@ -2,6 +2,7 @@ import type { Component, ComponentRegistry } from './component.js'
 import { compareComponents } from './component.js'
 import { GATEHOUSE_CORE_INVALID_OPTIONS, GATEHOUSE_CORE_UNKNOWN_COMPONENT } from './errors.js'
 import { joinPath, validateOptions } from './validate.js'
+import { isPlainObject } from './plain-object.js'
 
 /** How a recipe turns one component on or off: `true`/`'on'` (defaults), `false`/`'off'`, or its options. */
 export type ComponentSetting = boolean | 'on' | 'off' | Record<string, unknown>
@@ -24,12 +25,6 @@ export interface Recipe {
 export interface ChainStep {
   readonly component: Component<any>
   readonly options: Record<string, unknown>
-}
-
-function isPlainObject (value: unknown): value is Record<string, unknown> {
-  if (value === null || typeof value !== 'object') return false
-  const proto = Object.getPrototypeOf(value)
-  return proto === Object.prototype || proto === null
 }
 
 function settingOptions (setting: unknown, path: string): Record<string, unknown> | null {

@@ -1,6 +1,7 @@
 import type { TSchema } from '@sinclair/typebox'
 import { Value, ValueErrorType } from '@sinclair/typebox/value'
 import { GATEHOUSE_CORE_INVALID_OPTIONS } from './errors.js'
+import { isPlainObject } from './plain-object.js'
 
 const IDENTIFIER = /^[A-Za-z_$][\w$]*$/
 
@@ -53,12 +54,6 @@ export function validateOptions (
   }
   const message = error.message.charAt(0).toLowerCase() + error.message.slice(1)
   throw new GATEHOUSE_CORE_INVALID_OPTIONS(path, message)
-}
-
-function isPlainObject (value: unknown): value is Record<string, unknown> {
-  if (value === null || typeof value !== 'object') return false
-  const proto = Object.getPrototypeOf(value)
-  return proto === Object.prototype || proto === null
 }
 
 /**
