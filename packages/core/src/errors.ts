@@ -24,3 +24,13 @@ export const GATEHOUSE_CORE_INVALID_COMPONENT = createError<[string]>(
 /** A config file cannot be read or parsed; the message names the file. */
 export const GATEHOUSE_CORE_CONFIG_FILE = createError<[string, string]>(
   'GATEHOUSE_CORE_CONFIG_FILE', 'Cannot load config file %s: %s', 500, Error)
+
+/** A route's `authRule` is malformed; the message names the rule, the route and the problem. */
+export const GATEHOUSE_CORE_INVALID_AUTH_RULE = createError<[string, string, string]>(
+  'GATEHOUSE_CORE_INVALID_AUTH_RULE', 'Invalid authRule %s on %s: %s', 500, TypeError)
+
+// Request failures: coded errors with a 4xx status, answered by the errors component.
+
+/** The caller is anonymous or does not satisfy the route's `authRule`. */
+export const GATEHOUSE_CORE_FORBIDDEN = createError(
+  'GATEHOUSE_CORE_FORBIDDEN', 'Insufficient permissions for this route', 403)

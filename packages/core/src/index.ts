@@ -6,6 +6,8 @@ export type { ErrorHeaders, HttpErrorOptions } from './http-error.js'
 export { safeNextPath } from './safe-next-path.js'
 export { formatChallenge, quoteString } from './challenge.js'
 export { ensureScope } from './scope.js'
+export { AuthRuleSyntaxError, compileAuthRule } from './auth-rule.js'
+export type { AuthRule, Tagged } from './auth-rule.js'
 export type { AnyFastifyInstance, RequestScope } from './scope.js'
 export { ComponentRegistry, components, defineComponent, ORDER } from './component.js'
 export type { Component, ComponentDefinition, ComponentInfo } from './component.js'
@@ -20,6 +22,8 @@ export { errorForLog, redactHeaders, redactQuery, redactText, REDACTED } from '.
 export {
   GATEHOUSE_CORE_CONFIG_FILE,
   GATEHOUSE_CORE_DUPLICATE_COMPONENT,
+  GATEHOUSE_CORE_FORBIDDEN,
+  GATEHOUSE_CORE_INVALID_AUTH_RULE,
   GATEHOUSE_CORE_INVALID_COMPONENT,
   GATEHOUSE_CORE_INVALID_OPTIONS,
   GATEHOUSE_CORE_UNKNOWN_COMPONENT

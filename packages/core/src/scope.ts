@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyPluginCallback } from 'fastify'
 import fp from 'fastify-plugin'
 import type { Avatar } from './avatar.js'
+import { enforceRouteRules } from './route-rules.js'
 
 /**
  * Per-request state shared by the components, at `request.scope`. Other
@@ -38,14 +39,16 @@ const scopePlugin: FastifyPluginCallback = function scope (app, _opts, done) {
     request.scope = { auth: null }
     next()
   })
+  enforceRouteRules(app)
   done()
 }
 
 const plugin = fp(scopePlugin, { name: '@gatehouse/scope', fastify: '5.x' })
 
 /**
- * Makes sure `request.scope` exists on `app`: decorates the request and adds
- * the `onRequest` hook that creates a fresh scope, once per instance tree.
+ * Makes sure `request.scope` exists on `app`: decorates the request, adds
+ * the `onRequest` hook that creates a fresh scope and the `onRoute` hook
+ * that enforces route `authRule`s, once per instance tree.
  * Components call it first, so the scope hook is the first `onRequest` hook
  * of the chain.
  */

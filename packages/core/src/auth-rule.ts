@@ -1,0 +1,114 @@
+// Route rules over the caller's tags: a tag name, or an expression with
+// | (or), & (and), ! (not) and parentheses; & binds tighter than |.
+//
+//   rule    := or
+//   or      := and ( '|' and )*
+//   and     := unary ( '&' unary )*
+//   unary   := '!' unary | '(' or ')' | TAG
+//   TAG     := [A-Za-z0-9_.:-]+
+
+/** Something that has tags: an `Avatar`, or any object with `hasTag`. */
+export interface Tagged {
+  hasTag: (tag: string) => boolean
+}
+
+/** A compiled rule: true when the tagged caller satisfies it. */
+export type AuthRule = (caller: Tagged) => boolean
+
+/** Thrown for a malformed rule; `position` is the offending character's index. */
+export class AuthRuleSyntaxError extends SyntaxError {
+  readonly position: number
+  constructor (message: string, position: number) {
+    super(message)
+    this.name = 'AuthRuleSyntaxError'
+    this.position = position
+  }
+}
+
+const TAG = /[A-Za-z0-9_.:-]+/y
+const MAX_LENGTH = 1024
+const MAX_DEPTH = 32
+
+class Parser {
+  readonly #source: string
+  #at = 0
+  #depth = 0
+
+  constructor (source: string) {
+    this.#source = source
+  }
+
+  parse (): AuthRule {
+    const rule = this.#or()
+    this.#space()
+    if (this.#at < this.#source.length) this.#fail(`unexpected "${this.#source[this.#at] ?? ''}"`)
+    return rule
+  }
+
+  #fail (message: string): never {
+    throw new AuthRuleSyntaxError(`${message} at position ${this.#at}`, this.#at)
+  }
+
+  #space (): void {
+    while (this.#source[this.#at] === ' ' || this.#source[this.#at] === '\t') this.#at++
+  }
+
+  #eat (char: string): boolean {
+    this.#space()
+    if (this.#source[this.#at] !== char) return false
+    this.#at++
+    return true
+  }
+
+  #or (): AuthRule {
+    const terms = [this.#and()]
+    while (this.#eat('|')) terms.push(this.#and())
+    if (terms.length === 1) return terms[0]!
+    return (caller) => terms.some((term) => term(caller))
+  }
+
+  #and (): AuthRule {
+    const terms = [this.#unary()]
+    while (this.#eat('&')) terms.push(this.#unary())
+    if (terms.length === 1) return terms[0]!
+    return (caller) => terms.every((term) => term(caller))
+  }
+
+  #unary (): AuthRule {
+    if (++this.#depth > MAX_DEPTH) this.#fail(`nested deeper than ${MAX_DEPTH}`)
+    try {
+      if (this.#eat('!')) {
+        const inner = this.#unary()
+        return (caller) => !inner(caller)
+      }
+      if (this.#eat('(')) {
+        const inner = this.#or()
+        if (!this.#eat(')')) this.#fail('expected ")"')
+        return inner
+      }
+      this.#space()
+      TAG.lastIndex = this.#at
+      const match = TAG.exec(this.#source)
+      if (match === null) this.#fail(this.#at >= this.#source.length ? 'expected a tag, got the end of the rule' : `expected a tag, got "${this.#source[this.#at] ?? ''}"`)
+      this.#at = TAG.lastIndex
+      const tag = match[0]
+      return (caller) => caller.hasTag(tag)
+    } finally {
+      this.#depth--
+    }
+  }
+}
+
+/**
+ * Compiles a rule such as `admin`, `admin|ops` or `admin & !suspended` into
+ * a function of the caller's tags. Throws {@link AuthRuleSyntaxError} for a
+ * malformed rule (empty, dangling operator, unbalanced parenthesis, a
+ * character that is not part of a tag, longer than 1024 characters or
+ * nested deeper than 32).
+ */
+export function compileAuthRule (rule: string): AuthRule {
+  if (typeof rule !== 'string') throw new AuthRuleSyntaxError('a rule must be a string', 0)
+  if (rule.length > MAX_LENGTH) throw new AuthRuleSyntaxError(`longer than ${MAX_LENGTH} characters`, MAX_LENGTH)
+  if (rule.trim() === '') throw new AuthRuleSyntaxError('empty rule', 0)
+  return new Parser(rule).parse()
+}

@@ -1,0 +1,63 @@
+import type { FastifyInstance, onRequestHookHandler, RouteOptions } from 'fastify'
+import { compileAuthRule, AuthRuleSyntaxError } from './auth-rule.js'
+import { GATEHOUSE_CORE_FORBIDDEN, GATEHOUSE_CORE_INVALID_AUTH_RULE } from './errors.js'
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /**
+     * Who may call the route: a tag, or an expression over tags (`admin|ops`,
+     * `admin & !suspended`). Anonymous callers and callers whose tags do not
+     * satisfy it get 403. No rule: the route is open.
+     */
+    authRule?: string
+  }
+  interface RouteShorthandOptions {
+    /** Shorthand for `config.authRule`. */
+    authRule?: string
+  }
+}
+
+const enforcers = new WeakSet<onRequestHookHandler>()
+
+
+/**
+ * Adds the `onRoute` hook that compiles each route's `authRule` once and
+ * puts its check first among the route's own `onRequest` hooks: Fastify runs
+ * those after every instance-level `onRequest` hook (auth, session), and
+ * before the body is parsed.
+ */
+export function enforceRouteRules (app: FastifyInstance): void {
+  app.addHook('onRoute', function compileRouteRule (route) {
+    const fromConfig = (route.config as { authRule?: unknown } | undefined)?.authRule
+    const shorthand = (route as { authRule?: unknown }).authRule
+    const rule = fromConfig ?? shorthand
+    if (rule === undefined) return
+    const where = `${String(route.method)} ${route.url}`
+    if (fromConfig !== undefined && shorthand !== undefined && fromConfig !== shorthand) {
+      throw new GATEHOUSE_CORE_INVALID_AUTH_RULE(`${JSON.stringify(fromConfig)} / ${JSON.stringify(shorthand)}`, where, 'config.authRule and authRule disagree')
+    }
+    if (typeof rule !== 'string') {
+      throw new GATEHOUSE_CORE_INVALID_AUTH_RULE(JSON.stringify(rule), where, 'a rule must be a string')
+    }
+    const existing = route.onRequest === undefined ? [] : Array.isArray(route.onRequest) ? route.onRequest : [route.onRequest]
+    // HEAD routes are copied from their GET route, hook included.
+    if (existing.some((hook) => enforcers.has(hook as onRequestHookHandler))) return
+    let allows: ReturnType<typeof compileAuthRule>
+    try {
+      allows = compileAuthRule(rule)
+    } catch (err) {
+      if (!(err instanceof AuthRuleSyntaxError)) throw err
+      throw new GATEHOUSE_CORE_INVALID_AUTH_RULE(JSON.stringify(rule), where, err.message)
+    }
+    const enforceAuthRule: onRequestHookHandler = function enforceAuthRule (request, _reply, done) {
+      const caller = request.scope?.auth ?? null
+      if (caller === null || !allows(caller)) {
+        done(new GATEHOUSE_CORE_FORBIDDEN())
+        return
+      }
+      done()
+    }
+    enforcers.add(enforceAuthRule)
+    route.onRequest = [enforceAuthRule, ...existing] as RouteOptions['onRequest']
+  })
+}
