@@ -1,0 +1,161 @@
+import { Avatar, formatChallenge, HttpError } from '@gatehouse/core'
+import { parseApiKey, type ApiKeyRecord, type ApiKeyStore } from './api-key.js'
+import { parseAuthorization } from './authorization-header.js'
+import { BasicBackend, type BasicEntry, type CacheOptions, type Outcome } from './basic.js'
+import { StaticTokens, TOKEN68, type BearerEntry } from './bearer.js'
+import { BoundedCache } from './bounded-cache.js'
+import { BAD_HEADER, GATEHOUSE_AUTH_INVALID_CONFIG, INVALID_CREDENTIALS, INVALID_TOKEN, KEYS_UNAVAILABLE, UNSUPPORTED_SCHEME, unauthorized } from './errors.js'
+import { JwtVerifier, tokenAlgorithm, type JwtFailure, type JwtVerifierOptions, type VerifiedJwt } from './jwt.js'
+
+/** AuthCore's options: the server form (JWT verifiers as a list). */
+export interface AuthCoreOptions {
+  basic?: Readonly<Record<string, BasicEntry>>
+  bearer?: Readonly<Record<string, BearerEntry>>
+  jwt?: readonly JwtVerifierOptions[]
+  apiKeys?: ApiKeyStore
+  /** Realm of the challenges. Default: `gatehouse`. */
+  realm?: string
+  /** Verified `passwordHash` credentials kept. Default: 1000 for 300 s. */
+  basicCache?: Partial<CacheOptions>
+  /** Verified JWTs kept (never past their `exp`). Default: 10000 for 300 s. */
+  jwtCache?: Partial<CacheOptions>
+  /** Clock, for tests. Default: `Date.now`. */
+  now?: () => number
+}
+
+/**
+ * Resolves the caller from an `Authorization` header value — no Fastify
+ * here. Answers an {@link Avatar}, synchronously when no I/O or hashing is
+ * needed, or throws/rejects with a coded 401 carrying an RFC 7235 challenge.
+ */
+export class AuthCore {
+  readonly #basic: BasicBackend | undefined
+  readonly #tokens: StaticTokens | undefined
+  readonly #verifiers: readonly JwtVerifier[]
+  readonly #apiKeys: ApiKeyStore | undefined
+  readonly #jwtCache: BoundedCache<Avatar>
+  readonly #jwtTtlMs: number
+  readonly #keyAvatars = new WeakMap<ApiKeyRecord, Avatar>()
+  readonly #now: () => number
+  readonly #basicChallenge: string
+  readonly #realm: string
+  readonly #challenges: readonly string[]
+
+  private constructor (options: AuthCoreOptions, verifiers: readonly JwtVerifier[]) {
+    const realm = options.realm ?? 'gatehouse'
+    this.#realm = realm
+    const basicEntries = options.basic ?? {}
+    const bearerEntries = options.bearer ?? {}
+    this.#basic = Object.keys(basicEntries).length > 0
+      ? new BasicBackend(basicEntries, { max: 1000, ttl: 300, ...options.basicCache })
+      : undefined
+    this.#tokens = Object.keys(bearerEntries).length > 0 ? new StaticTokens(bearerEntries) : undefined
+    this.#verifiers = verifiers
+    this.#apiKeys = options.apiKeys
+    const jwtCache = { max: 10_000, ttl: 300, ...options.jwtCache }
+    this.#jwtCache = new BoundedCache(jwtCache.max)
+    this.#jwtTtlMs = jwtCache.ttl * 1000
+    this.#now = options.now ?? Date.now
+    this.#basicChallenge = formatChallenge('Basic', { realm, charset: 'UTF-8' })
+    const challenges: string[] = []
+    if (this.#basic !== undefined) challenges.push(this.#basicChallenge)
+    if (this.#acceptsBearer || challenges.length === 0) challenges.push(formatChallenge('Bearer', { realm }))
+    this.#challenges = challenges
+  }
+
+  /** Builds the backends and imports the JWT keys; throws `GATEHOUSE_AUTH_INVALID_CONFIG` naming a bad entry. */
+  static async create (options: AuthCoreOptions = {}): Promise<AuthCore> {
+    if (options.apiKeys !== undefined && typeof (options.apiKeys as Partial<ApiKeyStore>).verify !== 'function') {
+      throw new GATEHOUSE_AUTH_INVALID_CONFIG('apiKeys', 'must be an ApiKeyStore (with a verify method)')
+    }
+    const verifiers = await Promise.all((options.jwt ?? []).map((v, i) => JwtVerifier.create(v, v.name ?? String(i))))
+    return new AuthCore(options, verifiers)
+  }
+
+  get #acceptsBearer (): boolean {
+    return this.#tokens !== undefined || this.#verifiers.length > 0 || this.#apiKeys !== undefined
+  }
+
+  #bearerChallenge (error?: string, description?: string): string {
+    return formatChallenge('Bearer', { realm: this.#realm, error, error_description: description })
+  }
+
+  #invalidToken (detail: string): HttpError {
+    return unauthorized(INVALID_TOKEN, detail, this.#bearerChallenge('invalid_token', detail))
+  }
+
+  /**
+   * The caller for an `Authorization` header value. Never returns null: a
+   * header that is present must be valid.
+   */
+  authenticate (header: string): Avatar | Promise<Avatar> {
+    const parsed = parseAuthorization(header)
+    if (typeof parsed === 'string') throw unauthorized(BAD_HEADER, `Malformed Authorization header: ${parsed}`, this.#challenges)
+    if (parsed.scheme === 'basic' && this.#basic !== undefined) return this.#basicCaller(parsed.credentials)
+    if (parsed.scheme === 'bearer' && this.#acceptsBearer) return this.#bearerCaller(parsed.credentials)
+    throw unauthorized(UNSUPPORTED_SCHEME, `The ${parsed.scheme} scheme is not accepted`, this.#challenges)
+  }
+
+  #basicOutcome (outcome: Outcome): Avatar {
+    if (outcome instanceof Avatar) return outcome
+    throw unauthorized(outcome.refused === 'malformed' ? BAD_HEADER : INVALID_CREDENTIALS, outcome.detail, this.#basicChallenge)
+  }
+
+  #basicCaller (credentials: string): Avatar | Promise<Avatar> {
+    const outcome = this.#basic!.authenticate(credentials, this.#now())
+    return outcome instanceof Promise ? outcome.then((o) => this.#basicOutcome(o)) : this.#basicOutcome(outcome)
+  }
+
+  #bearerCaller (token: string): Avatar | Promise<Avatar> {
+    if (!TOKEN68.test(token)) {
+      throw unauthorized(BAD_HEADER, 'Malformed bearer token', this.#bearerChallenge('invalid_request', 'Malformed bearer token'))
+    }
+    // API keys go to the key store only: a gak_ value is never tried as a JWT.
+    if (token.startsWith('gak_')) return this.#apiKeyCaller(token)
+    const known = this.#tokens?.find(token)
+    if (known !== undefined) return known
+    if (this.#verifiers.length === 0) throw this.#invalidToken('The token is not valid')
+    const cached = this.#jwtCache.get(token, this.#now())
+    if (cached !== undefined) return cached
+    return this.#jwtCaller(token)
+  }
+
+  #apiKeyCaller (key: string): Avatar | Promise<Avatar> {
+    if (this.#apiKeys === undefined) throw this.#invalidToken('API keys are not accepted here')
+    if (parseApiKey(key) === null) throw this.#invalidToken('Malformed API key')
+    const found = this.#apiKeys.verify(key)
+    return found instanceof Promise ? found.then((record) => this.#keyAvatar(record)) : this.#keyAvatar(found)
+  }
+
+  #keyAvatar (record: ApiKeyRecord | null): Avatar {
+    if (record === null) throw this.#invalidToken('The API key is unknown, revoked or expired')
+    let avatar = this.#keyAvatars.get(record)
+    if (avatar === undefined) {
+      avatar = new Avatar(record.label, { tags: record.tags, backend: 'api_key' })
+      this.#keyAvatars.set(record, avatar)
+    }
+    return avatar
+  }
+
+  async #jwtCaller (token: string): Promise<Avatar> {
+    const now = this.#now()
+    const algorithm = tokenAlgorithm(token)
+    if (algorithm === undefined) throw this.#invalidToken('The token is not valid')
+    const candidates = this.#verifiers.filter((v) => v.algorithm === algorithm)
+    if (candidates.length === 0) throw this.#invalidToken('The token algorithm is not accepted')
+    let failure: JwtFailure | undefined
+    for (const verifier of candidates) {
+      const result: VerifiedJwt | JwtFailure = await verifier.verify(token, now)
+      if ('avatar' in result) {
+        this.#jwtCache.set(token, result.avatar, Math.min(result.validUntil, now + this.#jwtTtlMs))
+        return result.avatar
+      }
+      // Keep the most telling failure: a real refusal beats "keys unavailable".
+      if (failure === undefined || failure.unavailable === true) failure = result
+    }
+    if (failure?.unavailable === true) {
+      throw new HttpError(503, 'Cannot verify the token now: the signing keys are unavailable', { code: KEYS_UNAVAILABLE, headers: { 'retry-after': '30' } })
+    }
+    throw this.#invalidToken(failure?.detail ?? 'The token is not valid')
+  }
+}

@@ -1,0 +1,42 @@
+import createError from '@fastify/error'
+import { HttpError } from '@gatehouse/core'
+
+// Every code of this package; listed in docs/error-codes.md.
+
+// --- request failures: 401 with an RFC 7235 challenge --------------------
+
+/** The Authorization header is malformed (no credentials, bad base64, control characters, too long). */
+export const BAD_HEADER = 'GATEHOUSE_AUTH_BAD_HEADER'
+/** The scheme is not one this server accepts. */
+export const UNSUPPORTED_SCHEME = 'GATEHOUSE_AUTH_UNSUPPORTED_SCHEME'
+/** Basic credentials that match no user, or a wrong password. */
+export const INVALID_CREDENTIALS = 'GATEHOUSE_AUTH_INVALID_CREDENTIALS'
+/** A bearer token, JWT or API key that is unknown, malformed, expired or revoked. */
+export const INVALID_TOKEN = 'GATEHOUSE_AUTH_INVALID_TOKEN'
+
+/** A JWT could not be checked because its verifier's JWK Set is unreachable (503). */
+export const KEYS_UNAVAILABLE = 'GATEHOUSE_AUTH_KEYS_UNAVAILABLE'
+
+/** A 401 carrying `challenges` as `WWW-Authenticate`. */
+export function unauthorized (code: string, detail: string, challenges: string | readonly string[]): HttpError {
+  const value = typeof challenges === 'string' || challenges.length !== 1 ? challenges : challenges[0]!
+  return new HttpError(401, detail, { code, headers: { 'www-authenticate': value } })
+}
+
+// --- boot errors ------------------------------------------------------------
+
+/** A basic entry without password or passwordHash, a bearer entry without token, and the like. */
+export const GATEHOUSE_AUTH_INVALID_CONFIG = createError<[string, string]>(
+  'GATEHOUSE_AUTH_INVALID_CONFIG', '%s: %s', 500, TypeError)
+
+/** A stored password hash that is not `scrypt$N,r,p$salt$hash` with sane parameters. */
+export const GATEHOUSE_AUTH_INVALID_PASSWORD_HASH = createError<[string]>(
+  'GATEHOUSE_AUTH_INVALID_PASSWORD_HASH', 'Invalid password hash: %s', 500, TypeError)
+
+/** A store file that cannot be read, parsed or locked; the message names the file. */
+export const GATEHOUSE_AUTH_STORE_FILE = createError<[string, string]>(
+  'GATEHOUSE_AUTH_STORE_FILE', 'Store file %s: %s', 500, Error)
+
+/** A store operation with bad input (unknown id, duplicate identity, bad label or tags). */
+export const GATEHOUSE_AUTH_STORE_INPUT = createError<[string]>(
+  'GATEHOUSE_AUTH_STORE_INPUT', '%s', 400)

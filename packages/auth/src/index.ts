@@ -1,0 +1,80 @@
+import type { FastifyPluginAsync } from 'fastify'
+import { Avatar, defineComponent, ORDER } from '@gatehouse/core'
+import { AuthCore } from './auth-core.js'
+import { authOptionsSchema, KNOWN_SECTIONS, type AuthOptions } from './options.js'
+
+const auth: FastifyPluginAsync<AuthOptions> = async function auth (app, options) {
+  for (const section of Object.keys(options)) {
+    if (!KNOWN_SECTIONS.has(section)) app.log.warn(`auth: ignoring unknown section "${section}"`)
+  }
+  const core = await AuthCore.create({
+    ...options,
+    jwt: Object.entries(options.jwt ?? {}).map(([name, verifier]) => ({ ...verifier, name }))
+  })
+
+  app.addHook('onRequest', function authenticate (request, _reply, done) {
+    const header = request.headers.authorization
+    if (header === undefined) {
+      done()
+      return
+    }
+    let caller: Avatar | Promise<Avatar>
+    try {
+      caller = core.authenticate(header)
+    } catch (err) {
+      done(err as Error)
+      return
+    }
+    if (caller instanceof Avatar) {
+      request.scope.auth = caller
+      done()
+      return
+    }
+    caller.then((avatar) => {
+      request.scope.auth = avatar
+      done()
+    }, done)
+  })
+}
+
+/**
+ * The auth component (order 400, off by default): resolves the caller from
+ * the `Authorization` header in an `onRequest` hook and sets
+ * `request.scope.auth`; a present but invalid header is a 401 with a
+ * challenge. No header leaves `scope.auth` null (the session component may
+ * fill it later).
+ */
+export const authPlugin = defineComponent<AuthOptions>({
+  name: 'auth',
+  order: ORDER.authentication,
+  schema: authOptionsSchema,
+  plugin: auth
+})
+
+export default authPlugin
+export { AuthCore } from './auth-core.js'
+export type { AuthCoreOptions } from './auth-core.js'
+export type { AuthOptions } from './options.js'
+export { authOptionsSchema } from './options.js'
+export type { BasicEntry, CacheOptions } from './basic.js'
+export type { BearerEntry } from './bearer.js'
+export { JWT_ALGORITHMS } from './jwt.js'
+export type { JwtAlgorithm, JwtVerifierOptions } from './jwt.js'
+export { API_KEY, generateApiKey, parseApiKey } from './api-key.js'
+export type { ApiKeyRecord, ApiKeyStore, IssueApiKey, MaybePromise } from './api-key.js'
+export { DEFAULT_SCRYPT, hashPassword, parsePasswordHash, verifyAgainstDummy, verifyPassword } from './password.js'
+export type { PasswordHash, ScryptParams } from './password.js'
+export { parseAuthorization, MAX_AUTHORIZATION_LENGTH } from './authorization-header.js'
+export { BoundedCache } from './bounded-cache.js'
+export { constantTimeEqual, sha256 } from './digest.js'
+export {
+  BAD_HEADER,
+  GATEHOUSE_AUTH_INVALID_CONFIG,
+  GATEHOUSE_AUTH_INVALID_PASSWORD_HASH,
+  GATEHOUSE_AUTH_STORE_FILE,
+  GATEHOUSE_AUTH_STORE_INPUT,
+  INVALID_CREDENTIALS,
+  INVALID_TOKEN,
+  KEYS_UNAVAILABLE,
+  UNSUPPORTED_SCHEME
+} from './errors.js'

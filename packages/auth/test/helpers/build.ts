@@ -1,0 +1,21 @@
+import Fastify, { type FastifyInstance } from 'fastify'
+import { middlewareChain } from '@gatehouse/core'
+import '@gatehouse/errors'
+import { authPlugin, type AuthOptions } from '@gatehouse/auth'
+
+export { authPlugin }
+
+/** An app with errors + auth through the chain, an open route and protected ones. */
+export async function build (options: AuthOptions, routes: (app: FastifyInstance) => void = () => {}): Promise<FastifyInstance> {
+  const app = Fastify()
+  await middlewareChain(app, { authMiddleware: options as Record<string, unknown> })
+  app.get('/open', async (req) => ({ open: true, caller: req.scope.auth }))
+  app.get('/me', { authRule: 'admin|ops|reader' }, async (req) => req.scope.auth)
+  app.get('/admin', { authRule: 'admin' }, async (req) => ({ admin: req.scope.auth?.identity }))
+  routes(app)
+  await app.ready()
+  return app
+}
+
+export const basicHeader = (user: string, password: string): string =>
+  `Basic ${Buffer.from(`${user}:${password}`, 'utf8').toString('base64')}`
