@@ -29,6 +29,8 @@ export interface JwtVerifierOptions {
   identityClaim?: string
   /** Seconds of leeway for `exp` and `nbf`. Default: 5. */
   clockTolerance?: number
+  /** With `jwksUri`: seconds before an unknown `kid` may trigger another fetch. Default: 30. */
+  jwksCooldown?: number
 }
 
 /** Why a verifier refused a token, in RFC 6750 `error_description` words. */
@@ -126,7 +128,9 @@ export class JwtVerifier {
         url = new URL(jwksUri!)
       } catch {}
       if (url === undefined || (url.protocol !== 'https:' && url.protocol !== 'http:')) fail('jwksUri must be an absolute http(s) URL')
-      key = createRemoteJWKSet(url!, { timeoutDuration: 5000, cooldownDuration: 30_000, cacheMaxAge: 600_000 })
+      const cooldown = options.jwksCooldown ?? 30
+      if (!(cooldown >= 0 && cooldown <= 3600)) fail('jwksCooldown must be from 0 to 3600 seconds')
+      key = createRemoteJWKSet(url!, { timeoutDuration: 5000, cooldownDuration: cooldown * 1000, cacheMaxAge: 600_000 })
     }
     if (options.clockTolerance !== undefined && !(options.clockTolerance >= 0 && options.clockTolerance <= 300)) {
       fail('clockTolerance must be from 0 to 300 seconds')

@@ -50,7 +50,8 @@ export const authOptionsSchema = Type.Object({
     audience: Type.Optional(Type.Union([Type.String(), Type.Array(Type.String())])),
     tags: Type.Optional(tags),
     identityClaim: Type.Optional(Type.String({ minLength: 1 })),
-    clockTolerance: Type.Optional(Type.Number({ minimum: 0, maximum: 300 }))
+    clockTolerance: Type.Optional(Type.Number({ minimum: 0, maximum: 300 })),
+    jwksCooldown: Type.Optional(Type.Number({ minimum: 0, maximum: 3600 }))
   }, { additionalProperties: false }))),
   apiKeys: Type.Optional(Type.Unsafe<ApiKeyStore>({})),
   // eslint-disable-next-line no-control-regex

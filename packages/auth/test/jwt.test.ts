@@ -1,0 +1,183 @@
+import { test } from 'tap'
+import { createServer } from 'node:http'
+import { exportJWK, exportSPKI, generateKeyPair, SignJWT, type JWTPayload } from 'jose'
+import { AuthCore } from '@gatehouse/auth'
+import { build } from './helpers/build.js'
+
+const SECRET = 'a-very-long-shared-secret-of-32+bytes!'
+const OTHER = 'another-very-long-shared-secret-32+bytes'
+const enc = (s: string) => new TextEncoder().encode(s)
+const b64 = (o: object) => Buffer.from(JSON.stringify(o)).toString('base64url')
+const nowS = () => Math.floor(Date.now() / 1000)
+
+async function hs (claims: JWTPayload, secret = SECRET, alg = 'HS256') {
+  return new SignJWT(claims).setProtectedHeader({ alg }).sign(enc(secret))
+}
+
+async function call (app: Awaited<ReturnType<typeof build>>, token: string) {
+  const res = await app.inject({ url: '/open', headers: { authorization: `Bearer ${token}` } })
+  return { status: res.statusCode, body: res.json(), challenge: res.headers['www-authenticate'] }
+}
+
+test('HS256: identity from sub, tags from the claim merged with the verifier tags', async (t) => {
+  const app = await build({ jwt: { main: { secret: SECRET, algorithm: 'HS256', tags: 'jwt-user' } } })
+  t.teardown(() => app.close())
+  const cases: Array<[unknown, string[]]> = [
+    [['admin', 'ops'], ['jwt-user', 'admin', 'ops']],
+    ['admin, ops', ['jwt-user', 'admin', 'ops']],
+    [null, ['jwt-user']],
+    [undefined, ['jwt-user']]
+  ]
+  for (const [tags, expected] of cases) {
+    const token = await hs({ sub: 'alice', tags, exp: nowS() + 60 } as JWTPayload)
+    const res = await call(app, token)
+    t.equal(res.status, 200, `tags ${JSON.stringify(tags)}`)
+    t.same(res.body.caller, { identity: 'alice', tags: expected, backend: 'jwt:main' })
+  }
+  const wrongTags = await call(app, await hs({ sub: 'alice', tags: 42 } as JWTPayload))
+  t.equal(wrongTags.status, 401)
+  t.equal(wrongTags.body.message, 'The tags claim must be a list or a comma-separated string')
+  const noSub = await call(app, await hs({ name: 'alice' }))
+  t.equal(noSub.body.message, 'The token has no sub claim')
+})
+
+test('refused tokens: each a 401 with invalid_token and a reason', async (t) => {
+  const { publicKey: rsaPublic, privateKey: rsaPrivate } = await generateKeyPair('RS256', { extractable: true })
+  const pem = await exportSPKI(rsaPublic)
+  const app = await build({
+    jwt: {
+      hs: { secret: SECRET, algorithm: 'HS256', issuer: 'https://issuer.example', audience: 'api', clockTolerance: 5 },
+      rs: { publicKey: pem, algorithm: 'RS256' }
+    }
+  })
+  t.teardown(() => app.close())
+  const good = { sub: 'alice', iss: 'https://issuer.example', aud: 'api' }
+  const valid = await hs({ ...good, exp: nowS() + 60 })
+  t.equal((await call(app, valid)).status, 200)
+  t.equal((await call(app, await hs({ ...good, exp: nowS() - 3 }))).status, 200, 'expired 3 s ago: within the 5 s tolerance')
+
+  const [header, payload, signature] = valid.split('.') as [string, string, string]
+  const forged = b64({ ...JSON.parse(Buffer.from(payload, 'base64url').toString()), sub: 'root', tags: ['admin'] })
+  const rsSigned = await new SignJWT({ sub: 'bob' }).setProtectedHeader({ alg: 'RS256' }).sign(rsaPrivate)
+  const cases: Array<[string, string, string]> = [
+    ['expired', await hs({ ...good, exp: nowS() - 60 }), 'The token has expired'],
+    ['not yet valid', await hs({ ...good, nbf: nowS() + 60 }), 'The token is not valid yet'],
+    ['wrong issuer', await hs({ ...good, iss: 'https://evil.example' }), 'The token issuer is not accepted'],
+    ['wrong audience', await hs({ ...good, aud: 'other' }), 'The token audience is not accepted'],
+    ['tampered signature', `${header}.${payload}.${signature.slice(0, -4)}AAAA`, 'The token signature is invalid'],
+    ['forged claim', `${header}.${forged}.${signature}`, 'The token signature is invalid'],
+    ['other secret', await hs(good, OTHER), 'The token signature is invalid'],
+    ['alg none', `${b64({ alg: 'none', typ: 'JWT' })}.${b64({ ...good, tags: ['admin'] })}.`, 'The token algorithm is not accepted'],
+    ['HS256 signed with the RS256 public key', await hs(good, pem), 'The token signature is invalid'],
+    ['HS512 (not pinned)', await hs(good, SECRET + SECRET, 'HS512'), 'The token algorithm is not accepted'],
+    ['garbage payload (the signature is checked before any parsing)', 'eyJhbGciOiJIUzI1NiJ9.bm90IGpzb24.c2ln', 'The token signature is invalid'],
+    ['two segments: not a JWS, so an unknown token', `${header}.${payload}`, 'The token is not valid'],
+    ['not a JWT', 'just-a-random-token', 'The token is not valid']
+  ]
+  for (const [what, token, reason] of cases) {
+    const res = await call(app, token)
+    t.equal(res.status, 401, what)
+    t.equal(res.body.code, 'GATEHOUSE_AUTH_INVALID_TOKEN', what)
+    t.equal(res.body.message, reason, what)
+    t.equal(res.challenge, `Bearer realm="gatehouse", error="invalid_token", error_description="${reason}"`, what)
+  }
+  const rs = await call(app, rsSigned)
+  t.same(rs.body.caller, { identity: 'bob', tags: [], backend: 'jwt:rs' }, 'the RS256 verifier accepts its own tokens')
+})
+
+test('RS256 with only a public key: an HS256 token signed with that key is refused (no alg confusion)', async (t) => {
+  const { publicKey } = await generateKeyPair('RS256', { extractable: true })
+  const pem = await exportSPKI(publicKey)
+  const app = await build({ jwt: { rs: { publicKey: pem, algorithm: 'RS256' } } })
+  t.teardown(() => app.close())
+  const res = await call(app, await hs({ sub: 'mallory', tags: ['admin'] }, pem))
+  t.equal(res.status, 401)
+  t.equal(res.body.message, 'The token algorithm is not accepted')
+})
+
+test('several verifiers: the second one matches', async (t) => {
+  const { publicKey, privateKey } = await generateKeyPair('ES256', { extractable: true })
+  const app = await build({
+    jwt: {
+      first: { secret: SECRET, algorithm: 'HS256', issuer: 'one' },
+      second: { secret: OTHER, algorithm: 'HS256', issuer: 'two', tags: 'second' },
+      third: { publicKey: await exportJWK(publicKey) as Record<string, unknown>, algorithm: 'ES256' }
+    }
+  })
+  t.teardown(() => app.close())
+  const second = await call(app, await hs({ sub: 'carol', iss: 'two' }, OTHER))
+  t.same(second.body.caller, { identity: 'carol', tags: ['second'], backend: 'jwt:second' })
+  const es = await call(app, await new SignJWT({ sub: 'dave' }).setProtectedHeader({ alg: 'ES256' }).sign(privateKey))
+  t.same(es.body.caller, { identity: 'dave', tags: [], backend: 'jwt:third' }, 'a JWK public key')
+})
+
+test('identityClaim', async (t) => {
+  const app = await build({ jwt: { main: { secret: SECRET, algorithm: 'HS256', identityClaim: 'email' } } })
+  t.teardown(() => app.close())
+  t.equal((await call(app, await hs({ sub: 'x', email: 'e@example.com' }))).body.caller.identity, 'e@example.com')
+  t.equal((await call(app, await hs({ sub: 'x' }))).body.message, 'The token has no email claim')
+})
+
+test('jwksUri: fetched from a live endpoint, refetched for an unknown kid, 503 when down', async (t) => {
+  const keys = [await generateKeyPair('RS256', { extractable: true })]
+  let fetches = 0
+  let up = true
+  const jwks = createServer(async (_req, res) => {
+    fetches++
+    if (!up) { res.writeHead(500).end(); return }
+    const set = await Promise.all(keys.map(async (k, i) => ({ ...(await exportJWK(k.publicKey)), kid: `k${i}`, alg: 'RS256', use: 'sig' })))
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ keys: set }))
+  })
+  await new Promise<void>((resolve) => jwks.listen(0, '127.0.0.1', resolve))
+  t.teardown(() => jwks.close())
+  const { port } = jwks.address() as { port: number }
+  const app = await build({ jwt: { idp: { jwksUri: `http://127.0.0.1:${port}/jwks`, algorithm: 'RS256', jwksCooldown: 0 } } })
+  t.teardown(() => app.close())
+  const sign = (i: number, sub: string) => new SignJWT({ sub }).setProtectedHeader({ alg: 'RS256', kid: `k${i}` }).sign(keys[i]!.privateKey)
+
+  t.equal((await call(app, await sign(0, 'a'))).status, 200)
+  t.equal((await call(app, await sign(0, 'b'))).status, 200)
+  t.equal(fetches, 1, 'the key set is cached')
+  keys.push(await generateKeyPair('RS256', { extractable: true }))
+  const rotated = await call(app, await sign(1, 'c'))
+  t.equal(rotated.status, 200, 'a new kid triggers a refetch')
+  t.equal(fetches, 2)
+  up = false
+  const { privateKey: stranger } = await generateKeyPair('RS256')
+  const down = await app.inject({ url: '/open', headers: { authorization: `Bearer ${await new SignJWT({ sub: 'd' }).setProtectedHeader({ alg: 'RS256', kid: 'k9' }).sign(stranger)}` } })
+  t.equal(down.statusCode, 503, 'the key set cannot be fetched: not the caller\'s fault')
+  t.equal(down.json().code, 'GATEHOUSE_AUTH_KEYS_UNAVAILABLE')
+  t.equal(down.headers['retry-after'], '30')
+})
+
+test('verified tokens are cached, never past exp', async (t) => {
+  let now = Date.now()
+  const core = await AuthCore.create({ jwt: [{ name: 'main', secret: SECRET, algorithm: 'HS256', clockTolerance: 0 }], jwtCache: { max: 10, ttl: 300 }, now: () => now })
+  const token = await hs({ sub: 'alice', exp: Math.floor(now / 1000) + 10 })
+  const first = core.authenticate(`Bearer ${token}`)
+  t.ok(first instanceof Promise)
+  t.equal((await first).identity, 'alice')
+  t.notOk(core.authenticate(`Bearer ${token}`) instanceof Promise, 'a repeated token is answered from the cache')
+  now += 11_000
+  await t.rejects(Promise.resolve(core.authenticate(`Bearer ${token}`)), { code: 'GATEHOUSE_AUTH_INVALID_TOKEN', message: 'The token has expired' })
+})
+
+test('bad verifiers fail at boot naming the verifier', async (t) => {
+  const { publicKey } = await generateKeyPair('RS256', { extractable: true })
+  const pem = await exportSPKI(publicKey)
+  const cases: Array<[object, RegExp]> = [
+    [{ secret: 'short', algorithm: 'HS256' }, /^jwt\.v: an HS256 secret must be at least 32 bytes$/],
+    [{ secret: SECRET, algorithm: 'RS256' }, /^jwt\.v: RS256 needs publicKey or jwksUri/],
+    [{ publicKey: pem, algorithm: 'HS256' }, /^jwt\.v: HS256 needs a secret/],
+    [{ secret: SECRET, publicKey: pem, algorithm: 'HS256' }, /^jwt\.v: give exactly one of secret, publicKey, jwksUri$/],
+    [{ algorithm: 'HS256' }, /give exactly one/],
+    [{ secret: SECRET, algorithm: 'none' }, /^jwt\.v: algorithm must be one of/],
+    [{ publicKey: 'not a pem', algorithm: 'RS256' }, /^jwt\.v: publicKey cannot be used for RS256/],
+    [{ publicKey: pem, algorithm: 'ES256' }, /^jwt\.v: publicKey cannot be used for ES256/],
+    [{ jwksUri: 'file:///etc/passwd', algorithm: 'RS256' }, /^jwt\.v: jwksUri must be an absolute http\(s\) URL$/],
+    [{ jwksUri: 'not a url', algorithm: 'RS256' }, /jwksUri must be/]
+  ]
+  for (const [options, message] of cases) {
+    await t.rejects(AuthCore.create({ jwt: [{ name: 'v', ...options } as never] }), { code: 'GATEHOUSE_AUTH_INVALID_CONFIG', message })
+  }
+})
