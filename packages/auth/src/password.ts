@@ -70,13 +70,19 @@ export async function verifyPassword (password: string, hash: PasswordHash): Pro
   return timingSafeEqual(key, hash.key)
 }
 
-let dummy: Promise<PasswordHash> | undefined
+const dummies = new Map<string, Promise<PasswordHash>>()
 /**
- * Spends the same work as checking a real password with the default
- * parameters, then answers false: unknown users cost what known ones do.
+ * Spends the same work as checking a real password hashed with `params`
+ * (default: the default parameters), then answers false: unknown users cost
+ * what known ones do.
  */
-export async function verifyAgainstDummy (password: string): Promise<false> {
-  dummy ??= hashPassword('gatehouse-dummy-password').then(parsePasswordHash)
+export async function verifyAgainstDummy (password: string, params: ScryptParams = DEFAULT_SCRYPT): Promise<false> {
+  const id = `${params.N},${params.r},${params.p}`
+  let dummy = dummies.get(id)
+  if (dummy === undefined) {
+    dummy = hashPassword('gatehouse-dummy-password', params).then(parsePasswordHash)
+    dummies.set(id, dummy)
+  }
   await verifyPassword(password, await dummy)
   return false
 }

@@ -1,0 +1,110 @@
+import { Type } from '@sinclair/typebox'
+import { parseTags } from '@gatehouse/core'
+import { generateApiKey, parseApiKey, type ApiKeyRecord, type IssueApiKey } from '../api-key.js'
+import { constantTimeEqual, sha256 } from '../digest.js'
+import { GATEHOUSE_AUTH_STORE_INPUT } from '../errors.js'
+
+/** A key as stored: the public record plus the SHA-256 of its secret. */
+export interface StoredApiKey {
+  keyId: string
+  label: string
+  tags: string[]
+  enabled: boolean
+  expiresAt: string | null
+  createdAt: string
+  lastUsedAt: string | null
+  /** `sha256$<base64url>` of the secret part. */
+  secretHash: string
+}
+
+/** The file format of the key store. */
+export interface ApiKeyDocument {
+  version: 1
+  keys: StoredApiKey[]
+}
+
+const isoDate = Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}T' })
+export const apiKeyDocumentSchema = Type.Object({
+  version: Type.Literal(1),
+  keys: Type.Array(Type.Object({
+    keyId: Type.String({ pattern: '^[0-9a-f]{16}$' }),
+    label: Type.String({ minLength: 1 }),
+    tags: Type.Array(Type.String()),
+    enabled: Type.Boolean(),
+    expiresAt: Type.Union([isoDate, Type.Null()]),
+    createdAt: isoDate,
+    lastUsedAt: Type.Union([isoDate, Type.Null()]),
+    secretHash: Type.String({ pattern: '^sha256\\$[A-Za-z0-9_-]{43}$' })
+  }, { additionalProperties: false }))
+})
+
+export const emptyApiKeyDocument = (): ApiKeyDocument => ({ version: 1, keys: [] })
+
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\x00-\x1f\x7f]/
+
+/** The public view of a stored key: no hash. */
+export function publicRecord (stored: StoredApiKey): ApiKeyRecord {
+  const { secretHash: _hidden, ...record } = stored
+  return Object.freeze({ ...record, tags: Object.freeze([...record.tags]) })
+}
+
+/** Validates issue input and builds the stored record and the full key (shown once). */
+export function newApiKey (input: IssueApiKey, now: Date): { key: string, stored: StoredApiKey } {
+  const label = typeof input?.label === 'string' ? input.label.trim() : ''
+  if (label === '' || label.length > 200 || CONTROL.test(label)) {
+    throw new GATEHOUSE_AUTH_STORE_INPUT('label must be 1–200 characters without control characters')
+  }
+  let tags: string[]
+  try {
+    tags = parseTags(input.tags)
+  } catch {
+    throw new GATEHOUSE_AUTH_STORE_INPUT('tags must be a comma-separated string or a list of strings')
+  }
+  const expiresAt = input.expiresAt ?? null
+  if (expiresAt !== null && (!(expiresAt instanceof Date) || Number.isNaN(expiresAt.getTime()) || expiresAt.getTime() <= now.getTime())) {
+    throw new GATEHOUSE_AUTH_STORE_INPUT('expiresAt must be a date in the future')
+  }
+  const { key, keyId, secret } = generateApiKey()
+  return {
+    key,
+    stored: {
+      keyId,
+      label,
+      tags,
+      enabled: true,
+      expiresAt: expiresAt === null ? null : expiresAt.toISOString(),
+      createdAt: now.toISOString(),
+      lastUsedAt: null,
+      secretHash: `sha256$${sha256(secret)}`
+    }
+  }
+}
+
+/** An index over stored keys for O(1) verification. */
+export class ApiKeyIndex {
+  readonly #byId = new Map<string, { stored: StoredApiKey, record: ApiKeyRecord, expiresAtMs: number }>()
+
+  constructor (keys: readonly StoredApiKey[]) {
+    for (const stored of keys) {
+      this.#byId.set(stored.keyId, {
+        stored,
+        record: publicRecord(stored),
+        expiresAtMs: stored.expiresAt === null ? Number.POSITIVE_INFINITY : Date.parse(stored.expiresAt)
+      })
+    }
+  }
+
+  /** The record for a full key when it matches, is enabled and has not expired at `now` (ms). */
+  verify (key: string, now: number): ApiKeyRecord | null {
+    const parts = parseApiKey(key)
+    if (parts === null) return null
+    const entry = this.#byId.get(parts.keyId)
+    // Hash the secret even for unknown ids, so the answer takes the same time.
+    const presented = `sha256$${sha256(parts.secret)}`
+    if (entry === undefined) return null
+    if (!constantTimeEqual(presented, entry.stored.secretHash)) return null
+    if (!entry.stored.enabled || entry.expiresAtMs <= now) return null
+    return entry.record
+  }
+}

@@ -1,0 +1,35 @@
+import { mkdir, rmdir, stat } from 'node:fs/promises'
+import { setTimeout as sleep } from 'node:timers/promises'
+
+const STALE_MS = 10_000
+const WAIT_MS = 5_000
+
+/**
+ * Runs `work` holding an exclusive lock on `path` across processes: the
+ * lock is the directory `<path>.lock` (mkdir is atomic on every file
+ * system). A lock older than 10 s is taken to be left by a crashed process.
+ */
+export async function withFileLock<T> (path: string, work: () => Promise<T>): Promise<T> {
+  const lock = `${path}.lock`
+  const deadline = Date.now() + WAIT_MS
+  for (;;) {
+    try {
+      await mkdir(lock)
+      break
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err
+      const held = await stat(lock).then((s) => Date.now() - s.mtimeMs, () => 0)
+      if (held > STALE_MS) {
+        await rmdir(lock).catch(() => {})
+        continue
+      }
+      if (Date.now() > deadline) throw new Error(`could not lock ${lock} within ${WAIT_MS} ms`)
+      await sleep(5 + Math.random() * 20)
+    }
+  }
+  try {
+    return await work()
+  } finally {
+    await rmdir(lock).catch(() => {})
+  }
+}

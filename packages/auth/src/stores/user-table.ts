@@ -1,0 +1,92 @@
+import { Type } from '@sinclair/typebox'
+import { parseTags } from '@gatehouse/core'
+import { GATEHOUSE_AUTH_STORE_INPUT } from '../errors.js'
+import { DEFAULT_SCRYPT, hashPassword, parsePasswordHash, verifyAgainstDummy, verifyPassword, type ScryptParams } from '../password.js'
+import type { NewUser, UserRecord } from '../user-store.js'
+
+/** A user as stored. */
+export interface StoredUser {
+  identity: string
+  tags: string[]
+  enabled: boolean
+  createdAt: string
+  updatedAt: string
+  passwordHash: string
+}
+
+/** The file format of the user store. */
+export interface UserDocument {
+  version: 1
+  users: StoredUser[]
+}
+
+const isoDate = Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}T' })
+export const userDocumentSchema = Type.Object({
+  version: Type.Literal(1),
+  users: Type.Array(Type.Object({
+    identity: Type.String({ minLength: 1 }),
+    tags: Type.Array(Type.String()),
+    enabled: Type.Boolean(),
+    createdAt: isoDate,
+    updatedAt: isoDate,
+    passwordHash: Type.String({ pattern: '^scrypt\\$' })
+  }, { additionalProperties: false }))
+})
+
+export const emptyUserDocument = (): UserDocument => ({ version: 1, users: [] })
+
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\x00-\x1f\x7f]/
+const MAX_PASSWORD = 1024
+
+export function publicUser ({ passwordHash: _hidden, ...user }: StoredUser): UserRecord {
+  return Object.freeze({ ...user, tags: Object.freeze([...user.tags]) })
+}
+
+/** Checks an identity: 1–200 characters, no control characters, no colon (it must work as a Basic user name too). */
+export function checkIdentity (identity: unknown): string {
+  if (typeof identity !== 'string' || identity === '' || identity.length > 200 || CONTROL.test(identity) || identity.includes(':')) {
+    throw new GATEHOUSE_AUTH_STORE_INPUT('identity must be 1–200 characters without control characters or ":"')
+  }
+  return identity
+}
+
+export function checkPassword (password: unknown): string {
+  if (typeof password !== 'string' || password === '' || password.length > MAX_PASSWORD) {
+    throw new GATEHOUSE_AUTH_STORE_INPUT(`password must be 1–${MAX_PASSWORD} characters`)
+  }
+  return password
+}
+
+export function checkTags (tags: unknown): string[] {
+  try {
+    return parseTags(tags as string | string[] | undefined)
+  } catch {
+    throw new GATEHOUSE_AUTH_STORE_INPUT('tags must be a comma-separated string or a list of strings')
+  }
+}
+
+/** Builds a stored user (the password hashed). */
+export async function newUser (identity: string, user: NewUser, params: ScryptParams): Promise<StoredUser> {
+  checkIdentity(identity)
+  const tags = checkTags(user?.tags)
+  const passwordHash = await hashPassword(checkPassword(user?.password), params)
+  const now = new Date().toISOString()
+  return { identity, tags, enabled: true, createdAt: now, updatedAt: now, passwordHash }
+}
+
+/**
+ * Verifies a password against a stored user, spending the same work
+ * whether the user exists, is disabled or not.
+ */
+export async function verifyStored (stored: StoredUser | undefined, password: string, params: ScryptParams = DEFAULT_SCRYPT): Promise<UserRecord | null> {
+  if (typeof password !== 'string' || password.length > MAX_PASSWORD) return null
+  if (stored === undefined) return verifyAgainstDummy(password, params).then(() => null)
+  let ok: boolean
+  try {
+    ok = await verifyPassword(password, parsePasswordHash(stored.passwordHash))
+  } catch {
+    return null
+  }
+  return ok && stored.enabled ? publicUser(stored) : null
+}

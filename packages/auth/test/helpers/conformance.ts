@@ -1,0 +1,107 @@
+import type { Test } from 'tap'
+import { setTimeout as sleep } from 'node:timers/promises'
+import type { ApiKeyStore, UserStore } from '@gatehouse/auth'
+
+/** The contract every ApiKeyStore keeps; `make` gives a fresh, empty store. */
+export async function apiKeyStoreConformance (t: Test, make: () => Promise<ApiKeyStore>): Promise<void> {
+  await t.test('issue returns the key once; the record never holds the secret', async (t) => {
+    const store = await make()
+    const { key, record } = await store.issue({ label: 'ci-bot', tags: 'read, write' })
+    t.match(key, /^gak_[0-9a-f]{16}_[A-Za-z0-9_-]{43}$/)
+    t.equal(key.slice(4, 20), record.keyId)
+    t.match(record, { label: 'ci-bot', tags: ['read', 'write'], enabled: true, expiresAt: null, lastUsedAt: null })
+    t.match(record.createdAt, /^\d{4}-\d{2}-\d{2}T/)
+    const listed = await store.list()
+    t.equal(listed.length, 1)
+    const text = JSON.stringify(listed)
+    t.notOk(text.includes(key.slice(21)), 'the secret is not listed')
+    t.notMatch(text, /sha256|secretHash|hash/i, 'no hash is listed')
+  })
+
+  await t.test('verify: valid, wrong secret, unknown id, malformed, revoked', async (t) => {
+    const store = await make()
+    const { key, record } = await store.issue({ label: 'svc', tags: ['ops'] })
+    t.match(await store.verify(key), { keyId: record.keyId, label: 'svc', tags: ['ops'] })
+    t.equal(await store.verify(key.slice(0, -1) + (key.endsWith('A') ? 'B' : 'A')), null, 'wrong secret')
+    t.equal(await store.verify(`gak_ffffffffffffffff_${key.slice(21)}`), null, 'unknown id')
+    t.equal(await store.verify('gak_nope'), null, 'malformed')
+    t.equal(await store.revoke(record.keyId), true)
+    t.equal(await store.verify(key), null, 'revoked')
+    t.match(await store.list(), [{ keyId: record.keyId, enabled: false }], 'revoke keeps the record, disabled')
+    t.equal(await store.revoke('0000000000000000'), false)
+  })
+
+  await t.test('expiry', async (t) => {
+    const store = await make()
+    const { key } = await store.issue({ label: 'short', expiresAt: new Date(Date.now() + 300) })
+    t.not(await store.verify(key), null)
+    await sleep(350)
+    t.equal(await store.verify(key), null, 'expired')
+    await t.rejects(store.issue({ label: 'past', expiresAt: new Date(Date.now() - 1000) }), { code: 'GATEHOUSE_AUTH_STORE_INPUT' })
+  })
+
+  await t.test('delete', async (t) => {
+    const store = await make()
+    const { key, record } = await store.issue({ label: 'gone' })
+    t.equal(await store.delete(record.keyId), true)
+    t.equal(await store.verify(key), null)
+    t.same(await store.list(), [])
+    t.equal(await store.delete(record.keyId), false)
+  })
+
+  await t.test('bad input is a coded 400', async (t) => {
+    const store = await make()
+    for (const input of [{ label: '' }, { label: 'a\nb' }, { label: 'x'.repeat(201) }, { label: 'ok', tags: [1] }, { label: 'ok', expiresAt: new Date('nope') }]) {
+      await t.rejects(store.issue(input as never), { code: 'GATEHOUSE_AUTH_STORE_INPUT', statusCode: 400 }, JSON.stringify(input))
+    }
+  })
+}
+
+/** The contract every UserStore keeps; `make` gives a fresh, empty store. */
+export async function userStoreConformance (t: Test, make: () => Promise<UserStore>): Promise<void> {
+  await t.test('add, get, verify, list without hashes', async (t) => {
+    const store = await make()
+    const added = await store.add('alice', { password: 'correct horse', tags: 'admin,ops' })
+    t.match(added, { identity: 'alice', tags: ['admin', 'ops'], enabled: true })
+    t.match(await store.get('alice'), { identity: 'alice' })
+    t.equal(await store.get('bob'), null)
+    t.match(await store.verify('alice', 'correct horse'), { identity: 'alice', tags: ['admin', 'ops'] })
+    t.equal(await store.verify('alice', 'wrong'), null)
+    t.equal(await store.verify('bob', 'correct horse'), null, 'unknown users do not verify')
+    t.notMatch(JSON.stringify(await store.list()), /scrypt|hash|correct horse/i)
+    await t.rejects(store.add('alice', { password: 'x' }), { code: 'GATEHOUSE_AUTH_STORE_INPUT', message: 'user alice already exists' })
+  })
+
+  await t.test('disabled users never verify; enable again', async (t) => {
+    const store = await make()
+    await store.add('carol', { password: 'pw-carol' })
+    t.equal(await store.setEnabled('carol', false), true)
+    t.equal(await store.verify('carol', 'pw-carol'), null)
+    t.match(await store.get('carol'), { enabled: false })
+    await store.setEnabled('carol', true)
+    t.not(await store.verify('carol', 'pw-carol'), null)
+    t.equal(await store.setEnabled('nobody', false), false)
+  })
+
+  await t.test('setPassword, setTags, delete', async (t) => {
+    const store = await make()
+    await store.add('dave', { password: 'old-pw' })
+    t.equal(await store.setPassword('dave', 'new-pw'), true)
+    t.equal(await store.verify('dave', 'old-pw'), null)
+    t.not(await store.verify('dave', 'new-pw'), null)
+    t.equal(await store.setTags('dave', ['ops']), true)
+    t.match(await store.get('dave'), { tags: ['ops'] })
+    t.equal(await store.delete('dave'), true)
+    t.equal(await store.get('dave'), null)
+    t.equal(await store.delete('dave'), false)
+    t.equal(await store.setPassword('nobody', 'x'), false)
+  })
+
+  await t.test('bad input is a coded 400', async (t) => {
+    const store = await make()
+    for (const [identity, user] of [['', { password: 'x' }], ['a:b', { password: 'x' }], ['a\nb', { password: 'x' }], ['ok', { password: '' }], ['ok', { password: 'x', tags: 3 }]] as const) {
+      await t.rejects(store.add(identity, user as never), { code: 'GATEHOUSE_AUTH_STORE_INPUT', statusCode: 400 }, identity)
+    }
+    t.equal(await store.verify('ok', 'x'.repeat(5000)), null, 'an oversized password is refused without hashing it')
+  })
+}

@@ -1,0 +1,76 @@
+import { test } from 'tap'
+import { stat, writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { FileApiKeyStore, FileUserStore, MemoryApiKeyStore, MemoryUserStore } from '@gatehouse/auth'
+import { apiKeyStoreConformance, userStoreConformance } from './helpers/conformance.js'
+
+const FAST = { N: 1024, r: 8, p: 1 }
+
+test('MemoryApiKeyStore conformance', async (t) => {
+  await apiKeyStoreConformance(t, async () => new MemoryApiKeyStore())
+})
+
+test('FileApiKeyStore conformance', async (t) => {
+  let n = 0
+  const dir = t.testdir({})
+  const opened: FileApiKeyStore[] = []
+  t.teardown(async () => { for (const s of opened) await s.close() })
+  await apiKeyStoreConformance(t, async () => {
+    const store = await FileApiKeyStore.open(join(dir, `keys-${n++}.json`))
+    opened.push(store)
+    return store
+  })
+})
+
+test('MemoryUserStore conformance', async (t) => {
+  await userStoreConformance(t, async () => new MemoryUserStore({ scrypt: FAST }))
+})
+
+test('FileUserStore conformance', async (t) => {
+  let n = 0
+  const dir = t.testdir({})
+  await userStoreConformance(t, async () => FileUserStore.open(join(dir, `users-${n++}.json`), { scrypt: FAST }))
+})
+
+test('store files are written with mode 0600 and hold only hashes', async (t) => {
+  const dir = t.testdir({})
+  const keys = await FileApiKeyStore.open(join(dir, 'keys.json'))
+  t.teardown(() => keys.close())
+  const { key } = await keys.issue({ label: 'x' })
+  const users = await FileUserStore.open(join(dir, 'users.json'), { scrypt: FAST })
+  await users.add('alice', { password: 'plain-text-pw' })
+  for (const file of ['keys.json', 'users.json']) {
+    t.equal((await stat(join(dir, file))).mode & 0o777, 0o600, file)
+  }
+  const { readFile } = await import('node:fs/promises')
+  const keyFile = await readFile(join(dir, 'keys.json'), 'utf8')
+  t.notOk(keyFile.includes(key.slice(21)), 'the key secret is not on disk')
+  t.match(keyFile, /"secretHash": "sha256\$/)
+  const userFile = await readFile(join(dir, 'users.json'), 'utf8')
+  t.notOk(userFile.includes('plain-text-pw'))
+  t.match(userFile, /"passwordHash": "scrypt\$1024,8,1\$/)
+})
+
+test('a corrupt file is an error naming the file and the problem', async (t) => {
+  const dir = t.testdir({
+    'garbage.json': '{ not json',
+    'wrong-shape.json': JSON.stringify({ version: 1, keys: [{ keyId: 'zz' }] }),
+    'wrong-version.json': JSON.stringify({ version: 2, keys: [] }),
+    'users.json': JSON.stringify({ version: 1, users: [{ identity: 'a', tags: [], enabled: true, createdAt: '2026-01-01T00:00:00Z', updatedAt: '2026-01-01T00:00:00Z', passwordHash: 'md5:abc' }] })
+  })
+  await t.rejects(FileApiKeyStore.open(join(dir, 'garbage.json')), { code: 'GATEHOUSE_AUTH_STORE_FILE', message: new RegExp(`^Store file ${dir}/garbage\\.json: not valid JSON`) })
+  await t.rejects(FileApiKeyStore.open(join(dir, 'wrong-shape.json')), { code: 'GATEHOUSE_AUTH_STORE_FILE', message: /wrong-shape\.json: unexpected content at \/keys\/0/ })
+  await t.rejects(FileApiKeyStore.open(join(dir, 'wrong-version.json')), { message: /wrong-version\.json: unexpected content at \/version/ })
+  await t.rejects(FileUserStore.open(join(dir, 'users.json')), { message: /users\.json: unexpected content at \/users\/0\/passwordHash/ })
+})
+
+test('a store left corrupt by hand keeps serving the last valid keys', async (t) => {
+  const dir = t.testdir({})
+  const path = join(dir, 'keys.json')
+  const store = await FileApiKeyStore.open(path, { watchInterval: 20 })
+  t.teardown(() => store.close())
+  const { key } = await store.issue({ label: 'x' })
+  await writeFile(path, '{ broken')
+  await new Promise((resolve) => setTimeout(resolve, 100))
+  t.not(store.verify(key), null)
+})
