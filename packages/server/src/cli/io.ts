@@ -1,0 +1,15 @@
+import type { Readable, Writable } from 'node:stream'
+
+/** Where the CLI reads and writes; the process's by default, buffers in tests. */
+export interface CliIo {
+  stdin: Readable & { isTTY?: boolean, setRawMode?: (raw: boolean) => unknown }
+  stdout: Writable
+  stderr: Writable
+  env: Readonly<Record<string, string | undefined>>
+  cwd: string
+}
+
+/** A mistake in how the command was called: exit code 2, with the usage. */
+export class UsageError extends Error {}
+
+export const processIo = (): CliIo => ({ stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env, cwd: process.cwd() })

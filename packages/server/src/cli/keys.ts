@@ -1,0 +1,85 @@
+import { parseArgs } from 'node:util'
+import { FileApiKeyStore } from '@gatehouse/auth'
+import { parseExpiry } from './duration.js'
+import { UsageError, type CliIo } from './io.js'
+import { keysFile, storeDir } from './store-paths.js'
+import { formatTable } from './table.js'
+
+export const KEYS_USAGE = `Usage:
+  gatehouse keys issue --label <name> [--tags a,b] [--expires 30d|ISO date] [--json]
+  gatehouse keys list [--json]
+  gatehouse keys revoke <keyId>
+  gatehouse keys delete <keyId>
+Options: --store <dir> (default: $GATEHOUSE_STORE or ./.gatehouse)
+`
+
+const KEY_ID = /^[0-9a-f]{16}$/
+
+function keyIdArgument (positionals: string[]): string {
+  const keyId = positionals[0]
+  if (positionals.length !== 1 || keyId === undefined) throw new UsageError('give exactly one keyId')
+  if (!KEY_ID.test(keyId)) throw new UsageError(`a keyId is 16 hex characters (the part after gak_), not ${JSON.stringify(keyId)}`)
+  return keyId
+}
+
+/** `gatehouse keys …`; resolves with the exit code. */
+export async function keysCommand (args: string[], io: CliIo): Promise<number> {
+  const [action, ...rest] = args
+  const { values, positionals } = parseArgs({
+    args: rest,
+    allowPositionals: true,
+    options: {
+      store: { type: 'string' },
+      label: { type: 'string' },
+      tags: { type: 'string' },
+      expires: { type: 'string' },
+      json: { type: 'boolean', default: false }
+    }
+  })
+  const store = await FileApiKeyStore.open(keysFile(storeDir(io, values.store)))
+  try {
+    switch (action) {
+      case 'issue': {
+        if (positionals.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])}`)
+        if (values.label === undefined) throw new UsageError('--label is required')
+        const expiresAt = values.expires === undefined ? null : parseExpiry(values.expires, new Date())
+        const { key, record } = await store.issue({ label: values.label, tags: values.tags ?? [], expiresAt })
+        if (values.json) {
+          io.stdout.write(JSON.stringify({ key, ...record }) + '\n')
+        } else {
+          io.stdout.write(`${key}\n`)
+          io.stderr.write(`Issued key ${record.keyId} for ${record.label}${record.expiresAt === null ? '' : `, expires ${record.expiresAt}`}. It is shown only this once.\n`)
+        }
+        return 0
+      }
+      case 'list': {
+        const keys = await store.list()
+        if (values.json) {
+          io.stdout.write(JSON.stringify(keys) + '\n')
+        } else {
+          io.stdout.write(formatTable(['KEY ID', 'LABEL', 'TAGS', 'STATUS', 'EXPIRES', 'LAST USED'], keys.map((k) => [
+            k.keyId, k.label, k.tags.join(','),
+            !k.enabled ? 'revoked' : k.expiresAt !== null && Date.parse(k.expiresAt) <= Date.now() ? 'expired' : 'active',
+            k.expiresAt ?? 'never', k.lastUsedAt ?? '-'
+          ])))
+        }
+        return 0
+      }
+      case 'revoke':
+      case 'delete': {
+        const keyId = keyIdArgument(positionals)
+        const done = action === 'revoke' ? await store.revoke(keyId) : await store.delete(keyId)
+        if (!done) {
+          io.stderr.write(`gatehouse: no key ${keyId}\n`)
+          return 1
+        }
+        io.stderr.write(`${action === 'revoke' ? 'Revoked' : 'Deleted'} key ${keyId}.\n`)
+        return 0
+      }
+      default:
+        throw new UsageError(action === undefined ? 'which keys command?' : `unknown keys command ${JSON.stringify(action)}`)
+    }
+  } finally {
+    await store.close()
+  }
+}

@@ -1,0 +1,41 @@
+import { KEYS_USAGE, keysCommand } from './keys.js'
+import { processIo, UsageError, type CliIo } from './io.js'
+import { USERS_USAGE, usersCommand } from './users.js'
+
+const USAGE = `gatehouse: manage a Gatehouse server's API keys and users.
+
+${KEYS_USAGE}
+${USERS_USAGE}`
+
+/**
+ * Runs the `gatehouse` command line; resolves with the exit code: 0 done,
+ * 1 failed (unknown key or user, store error), 2 wrong usage.
+ */
+export async function main (argv: readonly string[], io: CliIo = processIo()): Promise<number> {
+  const [group, ...args] = argv
+  if (group === undefined || group === '--help' || group === '-h' || group === 'help') {
+    io.stdout.write(USAGE)
+    return group === undefined ? 2 : 0
+  }
+  const usage = group === 'keys' ? KEYS_USAGE : group === 'users' ? USERS_USAGE : USAGE
+  if (args.includes('--help') || args.includes('-h')) {
+    io.stdout.write(usage)
+    return 0
+  }
+  try {
+    if (group === 'keys') return await keysCommand(args, io)
+    if (group === 'users') return await usersCommand(args, io)
+    throw new UsageError(`unknown command ${JSON.stringify(group)}`)
+  } catch (err) {
+    const code = (err as { code?: string }).code
+    if (err instanceof UsageError || code?.startsWith('ERR_PARSE_ARGS') === true) {
+      io.stderr.write(`gatehouse: ${(err as Error).message}\n\n${usage}`)
+      return 2
+    }
+    if (code === 'GATEHOUSE_AUTH_STORE_INPUT' || code === 'GATEHOUSE_AUTH_STORE_FILE') {
+      io.stderr.write(`gatehouse: ${(err as Error).message}\n`)
+      return 1
+    }
+    throw err
+  }
+}

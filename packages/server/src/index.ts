@@ -1,0 +1,2 @@
+export { main as runCli } from './cli/main.js'
+export type { CliIo } from './cli/io.js'
