@@ -27,11 +27,14 @@ function ask (child: ChildProcess, message: string, reply: string): Promise<Reco
 }
 
 function load (port: number, scenario: Scenario, seconds: number, connections: number): Promise<autocannon.Result> {
-  const { method = 'GET', path = '/', headers = {} } = scenario.request ?? {}
+  const { method = 'GET', path = '/', headers = {}, perRequest } = scenario.request ?? {}
   return autocannon({
     url: `http://127.0.0.1:${port}${path}`,
     method: method as autocannon.Request['method'],
     headers,
+    ...(perRequest === undefined
+      ? {}
+      : { requests: [{ setupRequest: (req: autocannon.Request) => ({ ...req, headers: { ...req.headers, ...perRequest() } }) }] }),
     connections,
     pipelining: 1,
     duration: seconds

@@ -7,7 +7,13 @@ export interface Scenario {
   /** Builds a ready-to-listen app (routes declared). */
   build: () => Promise<FastifyInstance>
   /** What the load generator requests. Default: GET /. */
-  request?: { method?: string, path?: string, headers?: Record<string, string> }
+  request?: {
+    method?: string
+    path?: string
+    headers?: Record<string, string>
+    /** Headers made anew for every request (e.g. a fresh token), in the load generator. */
+    perRequest?: () => Record<string, string>
+  }
   /** Status every response must have. Default: 200. */
   expectStatus?: number
 }

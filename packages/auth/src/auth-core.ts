@@ -5,7 +5,8 @@ import { BasicBackend, type BasicEntry, type CacheOptions, type Outcome } from '
 import { StaticTokens, TOKEN68, type BearerEntry } from './bearer.js'
 import { BoundedCache } from './bounded-cache.js'
 import { BAD_HEADER, GATEHOUSE_AUTH_INVALID_CONFIG, INVALID_CREDENTIALS, INVALID_TOKEN, KEYS_UNAVAILABLE, UNSUPPORTED_SCHEME, unauthorized } from './errors.js'
-import { JwtVerifier, tokenAlgorithm, type JwtFailure, type JwtVerifierOptions, type VerifiedJwt } from './jwt.js'
+import { decodeJws, type DecodedJws } from './jws.js'
+import { JwtVerifier, type JwtFailure, type JwtVerifierOptions, type VerifiedJwt } from './jwt.js'
 
 /** AuthCore's options: the server form (JWT verifiers as a list). */
 export interface AuthCoreOptions {
@@ -137,25 +138,45 @@ export class AuthCore {
     return avatar
   }
 
-  async #jwtCaller (token: string): Promise<Avatar> {
-    const now = this.#now()
-    const algorithm = tokenAlgorithm(token)
-    if (algorithm === undefined) throw this.#invalidToken('The token is not valid')
-    const candidates = this.#verifiers.filter((v) => v.algorithm === algorithm)
+  #jwtCaller (token: string): Avatar | Promise<Avatar> {
+    const jws = decodeJws(token)
+    if (jws === 'not-a-jws') throw this.#invalidToken('The token is not valid')
+    if (jws === 'malformed') throw this.#invalidToken('The token is malformed')
+    if (jws === 'critical') throw this.#invalidToken('The token uses unsupported critical header parameters')
+    const candidates = this.#verifiers.filter((v) => v.algorithm === jws.header.alg)
     if (candidates.length === 0) throw this.#invalidToken('The token algorithm is not accepted')
-    let failure: JwtFailure | undefined
-    for (const verifier of candidates) {
-      const result: VerifiedJwt | JwtFailure = await verifier.verify(token, now)
-      if ('avatar' in result) {
-        this.#jwtCache.set(token, result.avatar, Math.min(result.validUntil, now + this.#jwtTtlMs))
-        return result.avatar
+    return this.#tryVerifiers(token, jws, candidates, 0, this.#now(), undefined)
+  }
+
+  // Tries the verifiers in order, synchronously while their keys are local;
+  // continues asynchronously from the first one that needs a remote key.
+  #tryVerifiers (token: string, jws: DecodedJws, candidates: readonly JwtVerifier[], from: number, now: number, failure: JwtFailure | undefined): Avatar | Promise<Avatar> {
+    for (let i = from; i < candidates.length; i++) {
+      const result = candidates[i]!.verify(jws, now)
+      if (result instanceof Promise) {
+        return result.then((settled) => {
+          const avatar = this.#accept(token, settled, now)
+          return avatar ?? this.#tryVerifiers(token, jws, candidates, i + 1, now, this.#worse(failure, settled as JwtFailure))
+        })
       }
-      // Keep the most telling failure: a real refusal beats "keys unavailable".
-      if (failure === undefined || failure.unavailable === true) failure = result
+      const avatar = this.#accept(token, result, now)
+      if (avatar !== undefined) return avatar
+      failure = this.#worse(failure, result as JwtFailure)
     }
     if (failure?.unavailable === true) {
       throw new HttpError(503, 'Cannot verify the token now: the signing keys are unavailable', { code: KEYS_UNAVAILABLE, headers: { 'retry-after': '30' } })
     }
     throw this.#invalidToken(failure?.detail ?? 'The token is not valid')
+  }
+
+  #accept (token: string, result: VerifiedJwt | JwtFailure, now: number): Avatar | undefined {
+    if (!('avatar' in result)) return undefined
+    this.#jwtCache.set(token, result.avatar, Math.min(result.validUntil, now + this.#jwtTtlMs))
+    return result.avatar
+  }
+
+  // A real refusal tells the caller more than "keys unavailable".
+  #worse (kept: JwtFailure | undefined, next: JwtFailure): JwtFailure {
+    return kept === undefined || kept.unavailable === true ? next : kept
   }
 }

@@ -1,21 +1,27 @@
-import { createHash, timingSafeEqual } from 'node:crypto'
+import { createHash } from 'node:crypto'
 import * as crypto from 'node:crypto'
 
 // crypto.hash (one-shot, no Hash object) exists from Node 20.12; fall back
 // to createHash on older 20.x.
-const oneShot = (crypto as { hash?: (algorithm: string, data: string, encoding: 'base64url') => string }).hash
+const oneShot = (crypto as { hash?: (algorithm: string, data: string, encoding: string) => string | Buffer }).hash
 
 /**
  * SHA-256 of a secret, base64url: the key under which credentials are
  * looked up, so lookups never compare the secret itself.
  */
 export function sha256 (value: string): string {
-  return oneShot !== undefined ? oneShot('sha256', value, 'base64url') : createHash('sha256').update(value).digest('base64url')
+  return oneShot !== undefined ? oneShot('sha256', value, 'base64url') as string : createHash('sha256').update(value).digest('base64url')
 }
 
-/** Compares two strings in time that depends only on their lengths. */
+
+/**
+ * Compares two strings in time that depends only on their lengths (no
+ * early exit). Used on digests, so even the length reveals nothing.
+ * Strings rather than Buffers: a digest as a Buffer costs ~4× more to make.
+ */
 export function constantTimeEqual (a: string, b: string): boolean {
-  const left = Buffer.from(a)
-  const right = Buffer.from(b)
-  return left.length === right.length && timingSafeEqual(left, right)
+  if (a.length !== b.length) return false
+  let difference = 0
+  for (let i = 0; i < a.length; i++) difference |= a.charCodeAt(i) ^ b.charCodeAt(i)
+  return difference === 0
 }

@@ -1,4 +1,5 @@
 import { test } from 'tap'
+import { createHmac, generateKeyPairSync } from 'node:crypto'
 import { createServer } from 'node:http'
 import { exportJWK, exportSPKI, generateKeyPair, SignJWT, type JWTPayload } from 'jose'
 import { AuthCore } from '@gatehouse/auth'
@@ -151,15 +152,32 @@ test('jwksUri: fetched from a live endpoint, refetched for an unknown kid, 503 w
 })
 
 test('verified tokens are cached, never past exp', async (t) => {
+  const { publicKey, privateKey } = await generateKeyPair('RS256', { extractable: true })
+  const jwks = createServer(async (_req, res) => {
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ keys: [{ ...(await exportJWK(publicKey)), kid: 'k', alg: 'RS256' }] }))
+  })
+  await new Promise<void>((resolve) => jwks.listen(0, '127.0.0.1', resolve))
+  t.teardown(() => jwks.close())
   let now = Date.now()
-  const core = await AuthCore.create({ jwt: [{ name: 'main', secret: SECRET, algorithm: 'HS256', clockTolerance: 0 }], jwtCache: { max: 10, ttl: 300 }, now: () => now })
-  const token = await hs({ sub: 'alice', exp: Math.floor(now / 1000) + 10 })
+  const core = await AuthCore.create({
+    jwt: [{ name: 'idp', jwksUri: `http://127.0.0.1:${(jwks.address() as { port: number }).port}/`, algorithm: 'RS256', clockTolerance: 0 }],
+    jwtCache: { max: 10, ttl: 300 },
+    now: () => now
+  })
+  const token = await new SignJWT({ sub: 'alice', exp: Math.floor(now / 1000) + 10 }).setProtectedHeader({ alg: 'RS256', kid: 'k' }).sign(privateKey)
   const first = core.authenticate(`Bearer ${token}`)
-  t.ok(first instanceof Promise)
+  t.ok(first instanceof Promise, 'the first check needs the remote key (async)')
   t.equal((await first).identity, 'alice')
   t.notOk(core.authenticate(`Bearer ${token}`) instanceof Promise, 'a repeated token is answered from the cache')
   now += 11_000
-  await t.rejects(Promise.resolve(core.authenticate(`Bearer ${token}`)), { code: 'GATEHOUSE_AUTH_INVALID_TOKEN', message: 'The token has expired' })
+  await t.rejects(async () => core.authenticate(`Bearer ${token}`), { code: 'GATEHOUSE_AUTH_INVALID_TOKEN', message: 'The token has expired' })
+})
+
+test('with a local key a fresh token is verified without a promise', async (t) => {
+  const core = await AuthCore.create({ jwt: [{ name: 'main', secret: SECRET, algorithm: 'HS256' }] })
+  const caller = core.authenticate(`Bearer ${await hs({ sub: 'alice' })}`)
+  t.notOk(caller instanceof Promise)
+  t.match(caller, { identity: 'alice', backend: 'jwt:main' })
 })
 
 test('bad verifiers fail at boot naming the verifier', async (t) => {
@@ -176,6 +194,54 @@ test('bad verifiers fail at boot naming the verifier', async (t) => {
     [{ publicKey: pem, algorithm: 'ES256' }, /^jwt\.v: publicKey cannot be used for ES256/],
     [{ jwksUri: 'file:///etc/passwd', algorithm: 'RS256' }, /^jwt\.v: jwksUri must be an absolute http\(s\) URL$/],
     [{ jwksUri: 'not a url', algorithm: 'RS256' }, /jwksUri must be/]
+  ]
+  for (const [options, message] of cases) {
+    await t.rejects(AuthCore.create({ jwt: [{ name: 'v', ...options } as never] }), { code: 'GATEHOUSE_AUTH_INVALID_CONFIG', message })
+  }
+})
+
+test('every asymmetric family verifies through node:crypto', async (t) => {
+  const families = ['PS256', 'ES384', 'EdDSA', 'RS512'] as const
+  const keys = await Promise.all(families.map((alg) => generateKeyPair(alg, { extractable: true })))
+  const jwt = Object.fromEntries(await Promise.all(families.map(async (alg, i) => [alg.toLowerCase(), { publicKey: await exportSPKI(keys[i]!.publicKey), algorithm: alg }])))
+  const app = await build({ jwt })
+  t.teardown(() => app.close())
+  for (const [i, alg] of families.entries()) {
+    const token = await new SignJWT({ sub: `user-${alg}` }).setProtectedHeader({ alg }).sign(keys[i]!.privateKey)
+    const res = await call(app, token)
+    t.equal(res.status, 200, alg)
+    t.equal(res.body.caller.backend, `jwt:${alg.toLowerCase()}`)
+    const [h, p, sig] = token.split('.') as [string, string, string]
+    t.equal((await call(app, `${h}.${p}.${sig.slice(0, 20)}`)).body.message, 'The token signature is invalid', `${alg}: a truncated signature`)
+  }
+})
+
+test('claims and headers the verifier refuses', async (t) => {
+  const app = await build({ jwt: { main: { secret: SECRET, algorithm: 'HS256', audience: ['api', 'web'], issuer: ['a', 'b'] } } })
+  t.teardown(() => app.close())
+  const crit = await new SignJWT({ sub: 'x', iss: 'a', aud: 'api' }).setProtectedHeader({ alg: 'HS256', crit: ['exp'] } as never).sign(enc(SECRET)).catch(() => undefined)
+  const critToken = crit ?? `${b64({ alg: 'HS256', crit: ['zip'] })}.${b64({ sub: 'x' })}.c2ln`
+  t.equal((await call(app, critToken)).body.message, 'The token uses unsupported critical header parameters')
+  t.equal((await call(app, await hs({ sub: 'x', iss: 'a', aud: 'api', exp: 'tomorrow' } as never))).body.message, 'The token claims are invalid')
+  const arrayClaims = `${b64({ alg: 'HS256' })}.${Buffer.from('[1,2]').toString('base64url')}`
+  const signed = `${arrayClaims}.${createHmac('sha256', SECRET).update(arrayClaims).digest('base64url')}`
+  t.equal((await call(app, signed)).body.message, 'The token claims are invalid', 'a signed claims set that is not an object')
+  t.equal((await call(app, await hs({ sub: 'x', iss: 'b', aud: ['other', 'web'] }))).status, 200, 'one accepted audience in a list, the second accepted issuer')
+  t.equal((await call(app, await hs({ sub: 'x', iss: 'b', aud: ['other'] }))).body.message, 'The token audience is not accepted')
+  t.equal((await call(app, await hs({ sub: 'x', aud: 'api' }))).body.message, 'The token issuer is not accepted', 'a missing iss when one is required')
+  t.equal((await call(app, `${b64({ alg: 'HS256' })}.e30.a+b`)).status, 401, 'non-base64url characters')
+})
+
+test('keys that do not fit the algorithm fail at boot', async (t) => {
+  const weakPem = generateKeyPairSync('rsa', { modulusLength: 1024, publicKeyEncoding: { type: 'spki', format: 'pem' }, privateKeyEncoding: { type: 'pkcs8', format: 'pem' } }).publicKey
+  const { publicKey: ec } = await generateKeyPair('ES256', { extractable: true })
+  const { publicKey: ed } = await generateKeyPair('EdDSA', { extractable: true })
+  const cases: Array<[object, RegExp]> = [
+    [{ publicKey: weakPem, algorithm: 'RS256' }, /^jwt\.v: (publicKey: RS256 needs an RSA key of at least 2048 bits|publicKey cannot be used for RS256: .*2048)/],
+    [{ publicKey: await exportSPKI(ec), algorithm: 'ES384' }, /^jwt\.v: publicKey/],
+    [{ publicKey: await exportJWK(ed) as Record<string, unknown>, algorithm: 'ES256' }, /^jwt\.v: publicKey/],
+    [{ jwksUri: 'https://idp.example/jwks', algorithm: 'RS256', jwksCooldown: -1 }, /^jwt\.v: jwksCooldown must be from 0 to 3600 seconds$/],
+    [{ secret: SECRET, algorithm: 'HS256', clockTolerance: 1000 }, /^jwt\.v: clockTolerance must be from 0 to 300 seconds$/]
   ]
   for (const [options, message] of cases) {
     await t.rejects(AuthCore.create({ jwt: [{ name: 'v', ...options } as never] }), { code: 'GATEHOUSE_AUTH_INVALID_CONFIG', message })

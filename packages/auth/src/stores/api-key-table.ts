@@ -42,6 +42,7 @@ export const emptyApiKeyDocument = (): ApiKeyDocument => ({ version: 1, keys: []
 
 // eslint-disable-next-line no-control-regex
 const CONTROL = /[\x00-\x1f\x7f]/
+const SHA256_PREFIX = 'sha256$'
 
 /** The public view of a stored key: no hash. */
 export function publicRecord (stored: StoredApiKey): ApiKeyRecord {
@@ -76,19 +77,20 @@ export function newApiKey (input: IssueApiKey, now: Date): { key: string, stored
       expiresAt: expiresAt === null ? null : expiresAt.toISOString(),
       createdAt: now.toISOString(),
       lastUsedAt: null,
-      secretHash: `sha256$${sha256(secret)}`
+      secretHash: `${SHA256_PREFIX}${sha256(secret)}`
     }
   }
 }
 
 /** An index over stored keys for O(1) verification. */
 export class ApiKeyIndex {
-  readonly #byId = new Map<string, { stored: StoredApiKey, record: ApiKeyRecord, expiresAtMs: number }>()
+  readonly #byId = new Map<string, { enabled: boolean, digest: string, record: ApiKeyRecord, expiresAtMs: number }>()
 
   constructor (keys: readonly StoredApiKey[]) {
     for (const stored of keys) {
       this.#byId.set(stored.keyId, {
-        stored,
+        enabled: stored.enabled,
+        digest: stored.secretHash.slice(SHA256_PREFIX.length),
         record: publicRecord(stored),
         expiresAtMs: stored.expiresAt === null ? Number.POSITIVE_INFINITY : Date.parse(stored.expiresAt)
       })
@@ -101,10 +103,9 @@ export class ApiKeyIndex {
     if (parts === null) return null
     const entry = this.#byId.get(parts.keyId)
     // Hash the secret even for unknown ids, so the answer takes the same time.
-    const presented = `sha256$${sha256(parts.secret)}`
-    if (entry === undefined) return null
-    if (!constantTimeEqual(presented, entry.stored.secretHash)) return null
-    if (!entry.stored.enabled || entry.expiresAtMs <= now) return null
+    const presented = sha256(parts.secret)
+    if (entry === undefined || !constantTimeEqual(presented, entry.digest)) return null
+    if (!entry.enabled || entry.expiresAtMs <= now) return null
     return entry.record
   }
 }

@@ -20,7 +20,8 @@ export class FileApiKeyStore implements ApiKeyStore {
   readonly #file: JsonFile<ApiKeyDocument>
   #document: ApiKeyDocument
   #index: ApiKeyIndex
-  readonly #used = new Map<string, string>()
+  // keyId → last use (ms); written back to the file every flush interval.
+  readonly #used = new Map<string, number>()
   readonly #timers: NodeJS.Timeout[] = []
   #checking = false
 
@@ -71,8 +72,10 @@ export class FileApiKeyStore implements ApiKeyStore {
     this.#used.clear()
     await this.#file.update((doc) => {
       for (const key of doc.keys) {
-        const at = used.get(key.keyId)
-        if (at !== undefined && (key.lastUsedAt === null || key.lastUsedAt < at)) key.lastUsedAt = at
+        const ms = used.get(key.keyId)
+        if (ms === undefined) continue
+        const at = new Date(ms).toISOString()
+        if (key.lastUsedAt === null || key.lastUsedAt < at) key.lastUsedAt = at
       }
     }).then(() => {}, () => {})
   }
@@ -85,8 +88,9 @@ export class FileApiKeyStore implements ApiKeyStore {
   }
 
   verify (key: string): ApiKeyRecord | null {
-    const record = this.#index.verify(key, Date.now())
-    if (record !== null) this.#used.set(record.keyId, new Date().toISOString())
+    const now = Date.now()
+    const record = this.#index.verify(key, now)
+    if (record !== null) this.#used.set(record.keyId, now)
     return record
   }
 

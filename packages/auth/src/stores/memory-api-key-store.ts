@@ -4,6 +4,7 @@ import { ApiKeyIndex, newApiKey, publicRecord, type StoredApiKey } from './api-k
 /** API keys in memory (tests, single-process apps, keys seeded at boot). */
 export class MemoryApiKeyStore implements ApiKeyStore {
   readonly #keys: StoredApiKey[] = []
+  readonly #lastUsed = new Map<string, number>()
   #index = new ApiKeyIndex([])
 
   #reindex (): void {
@@ -18,11 +19,9 @@ export class MemoryApiKeyStore implements ApiKeyStore {
   }
 
   verify (key: string): ApiKeyRecord | null {
-    const record = this.#index.verify(key, Date.now())
-    if (record !== null) {
-      const stored = this.#keys.find((k) => k.keyId === record.keyId)
-      if (stored !== undefined) stored.lastUsedAt = new Date().toISOString()
-    }
+    const now = Date.now()
+    const record = this.#index.verify(key, now)
+    if (record !== null) this.#lastUsed.set(record.keyId, now)
     return record
   }
 
@@ -38,11 +37,15 @@ export class MemoryApiKeyStore implements ApiKeyStore {
     const at = this.#keys.findIndex((k) => k.keyId === keyId)
     if (at === -1) return false
     this.#keys.splice(at, 1)
+    this.#lastUsed.delete(keyId)
     this.#reindex()
     return true
   }
 
   async list (): Promise<ApiKeyRecord[]> {
-    return this.#keys.map(publicRecord)
+    return this.#keys.map((stored) => {
+      const used = this.#lastUsed.get(stored.keyId)
+      return publicRecord(used === undefined ? stored : { ...stored, lastUsedAt: new Date(used).toISOString() })
+    })
   }
 }

@@ -1,0 +1,105 @@
+import Fastify, { type FastifyInstance } from 'fastify'
+import basicAuth from '@fastify/basic-auth'
+import bearerAuth from '@fastify/bearer-auth'
+import fastifyJwt from '@fastify/jwt'
+import { middlewareChain } from '@gatehouse/core'
+import '@gatehouse/errors'
+import { mkdtemp, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { FileApiKeyStore, sha256, type AuthOptions } from '@gatehouse/auth'
+import type { Scenario, Suite } from '../lib/suite.js'
+import { BASIC, BEARER, freshHs256, pooledRs256, REPEATED_HS256, RS256_PUBLIC, SECRET } from './auth-tokens.js'
+
+const body = { ok: true }
+const bearer = (token: string) => ({ authorization: `Bearer ${token}` })
+
+// A fixed API key, so that the load generator and the server agree on it:
+// the server opens a key file written in the store's format (id + SHA-256).
+const API_KEY = 'gak_00112233445566aa_benchmarkSecretPartThatIsLongEnough0123456'
+async function keyStore (): Promise<FileApiKeyStore> {
+  const dir = await mkdtemp(join(tmpdir(), 'gatehouse-bench-'))
+  const now = new Date().toISOString()
+  await writeFile(join(dir, 'keys.json'), JSON.stringify({
+    version: 1,
+    keys: [{ keyId: API_KEY.slice(4, 20), label: 'ci-bot', tags: ['reader'], enabled: true, expiresAt: null, createdAt: now, lastUsedAt: null, secretHash: `sha256$${sha256(API_KEY.slice(21))}` }]
+  }), { mode: 0o600 })
+  return FileApiKeyStore.open(join(dir, 'keys.json'))
+}
+
+async function gatehouse (options: AuthOptions): Promise<FastifyInstance> {
+  const app = Fastify()
+  await middlewareChain(app, { authMiddleware: options as Record<string, unknown> })
+  app.get('/p', { authRule: 'reader' }, async () => body)
+  return app
+}
+
+const scenario = (label: string, build: () => Promise<FastifyInstance>, request: Scenario['request'] = {}): Scenario =>
+  ({ label, build, request: { path: '/p', ...request } })
+
+export const suite: Suite = {
+  title: 'Authentication on a protected route',
+  baseline: 'bare',
+  scenarios: {
+    bare: scenario('bare Fastify (no auth)', async () => {
+      const app = Fastify()
+      app.get('/p', async () => body)
+      return app
+    }),
+    floor: scenario('floor: hand-written onRequest Map lookup', async () => {
+      const callers = new Map([[`Bearer ${BEARER}`, { identity: 'svc' }]])
+      const app = Fastify()
+      app.addHook('onRequest', (req, reply, done) => {
+        if (callers.get(req.headers.authorization ?? '') === undefined) { reply.code(401).send(); return }
+        done()
+      })
+      app.get('/p', async () => body)
+      return app
+    }, { headers: bearer(BEARER) }),
+    'gh-basic': scenario('Gatehouse basic', () => gatehouse({ basic: { alice: { password: 'wonderland', tags: 'reader' } } }), { headers: { authorization: BASIC } }),
+    'peer-basic': scenario('peer: @fastify/basic-auth', async () => {
+      const app = Fastify()
+      await app.register(basicAuth, {
+        validate (username, password, _req, _reply, done) {
+          if (username === 'alice' && password === 'wonderland') done()
+          else done(new Error('Unauthorized'))
+        }
+      })
+      app.addHook('onRequest', app.basicAuth)
+      app.get('/p', async () => body)
+      return app
+    }, { headers: { authorization: BASIC } }),
+    'gh-bearer': scenario('Gatehouse bearer', () => gatehouse({ bearer: { svc: { token: BEARER, tags: 'reader' } } }), { headers: bearer(BEARER) }),
+    'peer-bearer': scenario('peer: @fastify/bearer-auth', async () => {
+      const app = Fastify()
+      await app.register(bearerAuth, { keys: new Set([BEARER]) })
+      app.get('/p', async () => body)
+      return app
+    }, { headers: bearer(BEARER) }),
+    'gh-apikey': scenario('Gatehouse API key (file store)', async () => gatehouse({ apiKeys: await keyStore() }), { headers: bearer(API_KEY) }),
+    'gh-jwt-repeat': scenario('Gatehouse JWT HS256, same token', () => gatehouse({ jwt: { main: { secret: SECRET, algorithm: 'HS256' } } }), { headers: bearer(REPEATED_HS256) }),
+    'peer-jwt-repeat': scenario('peer: @fastify/jwt HS256, same token', async () => {
+      const app = Fastify()
+      await app.register(fastifyJwt, { secret: SECRET })
+      app.addHook('onRequest', async (req) => { await req.jwtVerify() })
+      app.get('/p', async () => body)
+      return app
+    }, { headers: bearer(REPEATED_HS256) }),
+    'gh-jwt-fresh': scenario('Gatehouse JWT HS256, fresh token per request', () => gatehouse({ jwt: { main: { secret: SECRET, algorithm: 'HS256' } } }), { perRequest: () => bearer(freshHs256()) }),
+    'peer-jwt-fresh': scenario('peer: @fastify/jwt HS256, fresh token per request', async () => {
+      const app = Fastify()
+      await app.register(fastifyJwt, { secret: SECRET })
+      app.addHook('onRequest', async (req) => { await req.jwtVerify() })
+      app.get('/p', async () => body)
+      return app
+    }, { perRequest: () => bearer(freshHs256()) }),
+    'gh-jwt-rs256': scenario('Gatehouse JWT RS256, 2000 distinct tokens, no cache', () => gatehouse({ jwt: { main: { publicKey: RS256_PUBLIC, algorithm: 'RS256' } }, jwtCache: { max: 0 } }), { perRequest: () => bearer(pooledRs256()) }),
+    'peer-jwt-rs256': scenario('peer: @fastify/jwt RS256, same tokens, no cache', async () => {
+      const app = Fastify()
+      await app.register(fastifyJwt, { secret: { public: RS256_PUBLIC }, verify: { algorithms: ['RS256'] } })
+      app.addHook('onRequest', async (req) => { await req.jwtVerify() })
+      app.get('/p', async () => body)
+      return app
+    }, { perRequest: () => bearer(pooledRs256()) })
+  }
+}

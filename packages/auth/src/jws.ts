@@ -1,0 +1,81 @@
+import { constants, createHmac, KeyObject, timingSafeEqual, verify } from 'node:crypto'
+
+// Compact JWS (RFC 7515) signatures checked synchronously with node:crypto.
+// jose is kept for key import and remote key sets; its WebCrypto verify is
+// asynchronous and several times slower for HMAC.
+
+const HASH: Readonly<Record<string, string>> = {
+  HS256: 'sha256', HS384: 'sha384', HS512: 'sha512',
+  RS256: 'sha256', RS384: 'sha384', RS512: 'sha512',
+  PS256: 'sha256', PS384: 'sha384', PS512: 'sha512',
+  ES256: 'sha256', ES384: 'sha384', ES512: 'sha512'
+}
+const CURVE: Readonly<Record<string, string>> = { ES256: 'prime256v1', ES384: 'secp384r1', ES512: 'secp521r1' }
+const BASE64URL = /^[A-Za-z0-9_-]+$/
+
+/** A compact JWS split and its header parsed; the payload stays encoded until the signature is checked. */
+export interface DecodedJws {
+  readonly header: Readonly<Record<string, unknown>>
+  readonly payload: string
+  readonly signingInput: string
+  readonly signature: Buffer
+}
+
+/** Splits a compact JWS, or says why it is not one. The payload is not parsed here. */
+export function decodeJws (token: string): DecodedJws | 'not-a-jws' | 'malformed' | 'critical' {
+  const first = token.indexOf('.')
+  const second = token.indexOf('.', first + 1)
+  if (first === -1 || second === -1 || token.indexOf('.', second + 1) !== -1) return 'not-a-jws'
+  const head = token.slice(0, first)
+  const payload = token.slice(first + 1, second)
+  const signature = token.slice(second + 1)
+  if (!BASE64URL.test(head) || !BASE64URL.test(payload) || (signature !== '' && !BASE64URL.test(signature))) return 'malformed'
+  let header: unknown
+  try {
+    header = JSON.parse(Buffer.from(head, 'base64url').toString('utf8'))
+  } catch {
+    return 'not-a-jws'
+  }
+  if (header === null || typeof header !== 'object' || Array.isArray(header) || typeof (header as { alg?: unknown }).alg !== 'string') return 'not-a-jws'
+  // RFC 7515 §4.1.11: extensions we do not understand must be refused.
+  if ('crit' in header || 'b64' in header) return 'critical'
+  return { header: header as Record<string, unknown>, payload, signingInput: token.slice(0, second), signature: Buffer.from(signature, 'base64url') }
+}
+
+/** Whether `key` may verify `algorithm`; a reason when not (wrong type, curve, or an RSA key under 2048 bits). */
+export function keyProblem (algorithm: string, key: KeyObject | Buffer): string | undefined {
+  if (algorithm.startsWith('HS')) return Buffer.isBuffer(key) ? undefined : `${algorithm} needs a secret`
+  if (Buffer.isBuffer(key) || key.type !== 'public') return `${algorithm} needs a public key`
+  const type = key.asymmetricKeyType
+  if (algorithm.startsWith('RS') || algorithm.startsWith('PS')) {
+    if (type !== 'rsa' && !(algorithm.startsWith('PS') && type === 'rsa-pss')) return `${algorithm} needs an RSA key`
+    const bits = key.asymmetricKeyDetails?.modulusLength ?? 0
+    return bits >= 2048 ? undefined : `${algorithm} needs an RSA key of at least 2048 bits`
+  }
+  if (algorithm.startsWith('ES')) {
+    return type === 'ec' && key.asymmetricKeyDetails?.namedCurve === CURVE[algorithm] ? undefined : `${algorithm} needs an EC key on ${CURVE[algorithm] ?? '?'}`
+  }
+  if (algorithm === 'EdDSA') return type === 'ed25519' || type === 'ed448' ? undefined : 'EdDSA needs an Ed25519 or Ed448 key'
+  return `unsupported algorithm ${algorithm}`
+}
+
+/** Checks the signature of `jws` with `key` under `algorithm` (already pinned and matched by the caller). */
+export function signatureValid (algorithm: string, key: KeyObject | Buffer, jws: DecodedJws): boolean {
+  const data = Buffer.from(jws.signingInput)
+  try {
+    if (algorithm.startsWith('HS')) {
+      const mac = createHmac(HASH[algorithm]!, key as Buffer).update(data).digest()
+      return mac.length === jws.signature.length && timingSafeEqual(mac, jws.signature)
+    }
+    const publicKey = key as KeyObject
+    if (algorithm.startsWith('RS')) return verify(HASH[algorithm]!, data, publicKey, jws.signature)
+    if (algorithm.startsWith('PS')) {
+      return verify(HASH[algorithm]!, data, { key: publicKey, padding: constants.RSA_PKCS1_PSS_PADDING, saltLength: constants.RSA_PSS_SALTLEN_DIGEST }, jws.signature)
+    }
+    if (algorithm.startsWith('ES')) return verify(HASH[algorithm]!, data, { key: publicKey, dsaEncoding: 'ieee-p1363' }, jws.signature)
+    if (algorithm === 'EdDSA') return verify(null, data, publicKey, jws.signature)
+  } catch {
+    // A signature of the wrong size or shape.
+  }
+  return false
+}
