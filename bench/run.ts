@@ -13,12 +13,13 @@ const { values, positionals } = parseArgs({
     seconds: { type: 'string', default: '5' },
     rounds: { type: 'string', default: '2' },
     connections: { type: 'string', default: '10' },
-    write: { type: 'boolean', default: false }
+    write: { type: 'boolean', default: false },
+    only: { type: 'string' }
   }
 })
 const suiteName = positionals[0]
 if (suiteName === undefined || !/^[a-z-]+$/.test(suiteName)) {
-  console.error('usage: run.ts <suite> [--seconds N] [--rounds N] [--connections N] [--write]')
+  console.error('usage: run.ts <suite> [--seconds N] [--rounds N] [--connections N] [--only a,b] [--write]')
   process.exit(2)
 }
 const seconds = Math.min(60, Math.max(1, Number(values.seconds)))
@@ -30,7 +31,8 @@ const runs = new Map<string, Measurement[]>()
 for (let round = 1; round <= rounds; round++) {
   // Alternate the direction each round so that drift (heat, other load)
   // does not favour the scenarios measured first.
-  const names = Object.keys(suite.scenarios)
+  const only = values.only?.split(',')
+  const names = Object.keys(suite.scenarios).filter((n) => only === undefined || only.includes(n) || n === suite.baseline)
   if (round % 2 === 0) names.reverse()
   for (const name of names) {
     const scenario = suite.scenarios[name]!

@@ -70,6 +70,12 @@ export const suite: Suite = {
       return app
     }, { headers: { authorization: BASIC } }),
     'gh-bearer': scenario('Gatehouse bearer', () => gatehouse({ bearer: { svc: { token: BEARER, tags: 'reader' } } }), { headers: bearer(BEARER) }),
+    'gh-bearer-authn': scenario('Gatehouse bearer, authentication only (no route rule)', async () => {
+      const app = Fastify()
+      await middlewareChain(app, { authMiddleware: { bearer: { svc: { token: BEARER, tags: 'reader' } } } })
+      app.get('/p', async () => body)
+      return app
+    }, { headers: bearer(BEARER) }),
     'peer-bearer': scenario('peer: @fastify/bearer-auth', async () => {
       const app = Fastify()
       await app.register(bearerAuth, { keys: new Set([BEARER]) })

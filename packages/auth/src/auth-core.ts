@@ -1,6 +1,6 @@
 import { Avatar, formatChallenge, HttpError } from '@gatehouse/core'
 import { parseApiKey, type ApiKeyRecord, type ApiKeyStore } from './api-key.js'
-import { parseAuthorization } from './authorization-header.js'
+import { MAX_AUTHORIZATION_LENGTH, parseAuthorization } from './authorization-header.js'
 import { BasicBackend, type BasicEntry, type CacheOptions, type Outcome } from './basic.js'
 import { StaticTokens, TOKEN68, type BearerEntry } from './bearer.js'
 import { BoundedCache } from './bounded-cache.js'
@@ -90,6 +90,23 @@ export class AuthCore {
    * header that is present must be valid.
    */
   authenticate (header: string): Avatar | Promise<Avatar> {
+    // Fast path for the usual spelling: taken only when the exact remainder
+    // already passes the strict check (token68, or a known Basic digest);
+    // everything else goes through the general parser.
+    if (header.length <= MAX_AUTHORIZATION_LENGTH) {
+      if (header.startsWith('Bearer ') && this.#acceptsBearer) {
+        const token = header.slice(7)
+        if (!token.startsWith('gak_')) {
+          // A configured token or a cached JWT was checked when it was stored.
+          const known = this.#tokens?.find(token) ?? this.#jwtCache.get(token, this.#now())
+          if (known !== undefined) return known
+        }
+        if (TOKEN68.test(token)) return this.#bearerToken(token)
+      } else if (header.startsWith('Basic ') && this.#basic !== undefined) {
+        const known = this.#basic.known(header.slice(6), this.#now())
+        if (known !== undefined) return known
+      }
+    }
     const parsed = parseAuthorization(header)
     if (typeof parsed === 'string') throw unauthorized(BAD_HEADER, `Malformed Authorization header: ${parsed}`, this.#challenges)
     if (parsed.scheme === 'basic' && this.#basic !== undefined) return this.#basicCaller(parsed.credentials)
@@ -111,6 +128,10 @@ export class AuthCore {
     if (!TOKEN68.test(token)) {
       throw unauthorized(BAD_HEADER, 'Malformed bearer token', this.#bearerChallenge('invalid_request', 'Malformed bearer token'))
     }
+    return this.#bearerToken(token)
+  }
+
+  #bearerToken (token: string): Avatar | Promise<Avatar> {
     // API keys go to the key store only: a gak_ value is never tried as a JWT.
     if (token.startsWith('gak_')) return this.#apiKeyCaller(token)
     const known = this.#tokens?.find(token)

@@ -65,6 +65,12 @@ export class BasicBackend {
     this.#ttlMs = cache.ttl * 1000
   }
 
+  /** The caller for credentials already known (a plain entry, or verified and cached), without decoding them. */
+  known (credentials: string, now: number): Avatar | undefined {
+    const digest = sha256(credentials)
+    return this.#plain.get(digest) ?? this.#verified.get(digest, now)
+  }
+
   authenticate (credentials: string, now: number): Outcome | Promise<Outcome> {
     const digest = sha256(credentials)
     const known = this.#plain.get(digest) ?? this.#verified.get(digest, now)

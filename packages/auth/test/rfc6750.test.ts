@@ -70,3 +70,15 @@ test('bad bearer entries fail at boot naming the entry', async (t) => {
     { code: 'GATEHOUSE_CORE_INVALID_OPTIONS', message: 'authMiddleware.bearer.ci.token: is required' })
   await app.close()
 })
+
+test('the exact spelling and its variants are answered alike', async (t) => {
+  const app = await build(options)
+  t.teardown(() => app.close())
+  for (const authorization of ['Bearer r3ad3r-token', 'Bearer  r3ad3r-token', 'Bearer r3ad3r-token  ', 'BEARER r3ad3r-token', ' Bearer r3ad3r-token']) {
+    const res = await app.inject({ url: '/me', headers: { authorization } })
+    t.equal(res.statusCode, 200, JSON.stringify(authorization))
+  }
+  for (const authorization of ['Bearer r3ad3r-token\t', 'Bearer r3ad3r-tok\u0000en']) {
+    t.equal((await app.inject({ url: '/me', headers: { authorization } })).statusCode, 401, JSON.stringify(authorization))
+  }
+})
