@@ -1,0 +1,138 @@
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify'
+import { fastifyCookie } from '@fastify/cookie'
+import { Avatar, defineComponent, errorForLog } from '@gatehouse/core'
+import { GATEHOUSE_SESSION_INVALID_OPTIONS, storeUnavailable } from './errors.js'
+import { MemorySessionStore } from './memory-session-store.js'
+import { resolveSessionOptions, sessionOptionsSchema, type SessionOptions } from './options.js'
+import { Session, type SessionChange } from './session.js'
+import { isSessionId, sessionKey } from './session-id.js'
+import type { SessionRecord } from './session-store.js'
+
+declare module '@gatehouse/core' {
+  interface RequestScope {
+    /** The request's session (lazy); undefined when the session component is off. */
+    session?: Session
+  }
+}
+
+const session: FastifyPluginAsync<SessionOptions> = async function session (app, options) {
+  const opts = resolveSessionOptions(options)
+  if (opts.samesite === 'none' && !opts.secure) throw new GATEHOUSE_SESSION_INVALID_OPTIONS('samesite "none" needs secure: true (browsers refuse it otherwise)')
+  if (opts.absoluteTtl < opts.idleTtl) throw new GATEHOUSE_SESSION_INVALID_OPTIONS('absoluteTtl must not be shorter than idleTtl')
+  const store = opts.store ?? new MemorySessionStore()
+  if (typeof store.get !== 'function' || typeof store.set !== 'function') throw new GATEHOUSE_SESSION_INVALID_OPTIONS('store must be a SessionStore')
+  const times = { idleTtl: opts.idleTtl * 1000, absoluteTtl: opts.absoluteTtl * 1000, touchInterval: opts.touchInterval * 1000 }
+  // Cookies are parsed and written with @fastify/cookie: ours when the app
+  // has none, or the app's own.
+  if (!app.hasDecorator('serializeCookie')) await app.register(fastifyCookie)
+  const cookie = { httpOnly: true, secure: opts.secure, sameSite: opts.samesite, path: '/' } as const
+  const cleared = app.serializeCookie(opts.cookieName, '', { ...cookie, maxAge: 0, expires: new Date(0) })
+  // One Avatar per stored record (the memory store hands back the same object).
+  const avatars = new WeakMap<SessionRecord, Avatar>()
+
+  function attach (request: FastifyRequest, id: string, key: string, record: SessionRecord | null, now: number): void {
+    if (record === null || record.expiresAt <= now || now >= record.createdAt + times.absoluteTtl) {
+      if (record !== null) Promise.resolve().then(() => store.destroy(key)).catch(() => {})
+      request.scope.session = new Session(times, now)
+      return
+    }
+    request.scope.session = new Session(times, now, { id, key, record })
+    // A valid Authorization header wins; an invalid one never reaches here.
+    if (record.identity !== null && request.headers.authorization === undefined && request.scope.auth === null) {
+      let avatar = avatars.get(record)
+      if (avatar === undefined) avatars.set(record, avatar = new Avatar(record.identity, { tags: record.tags, backend: 'session' }))
+      request.scope.auth = avatar
+    }
+  }
+
+  app.addHook('onRequest', function loadSession (request, _reply, done) {
+    const now = Date.now()
+    const header = request.headers.cookie
+    // request.cookies is parsed already unless the app set @fastify/cookie to a later hook.
+    const id = header === undefined ? undefined : (request.cookies ?? app.parseCookie(header))[opts.cookieName]
+    if (!isSessionId(id)) {
+      // No cookie, or one that is not ours: nothing is looked up, nothing set.
+      request.scope.session = new Session(times, now)
+      done()
+      return
+    }
+    const key = sessionKey(id)
+    let found: ReturnType<typeof store.get>
+    try {
+      found = store.get(key)
+    } catch (err) {
+      done(storeUnavailable(err))
+      return
+    }
+    if (found instanceof Promise) {
+      found.then((record) => { attach(request, id, key, record, now); done() }, (err: unknown) => done(storeUnavailable(err)))
+    } else {
+      attach(request, id, key, found, now)
+      done()
+    }
+  })
+
+  async function apply (change: SessionChange, request: FastifyRequest, reply: { header: (k: string, v: string) => unknown }): Promise<void> {
+    switch (change.kind) {
+      case 'touch':
+        // Best effort: a failed refresh must not fail a read-only request.
+        try {
+          await store.touch(change.key, change.expiresAt)
+        } catch (err) {
+          request.log.warn({ err: errorForLog(err) }, 'session: could not refresh the idle deadline')
+        }
+        return
+      case 'write':
+        try {
+          await store.set(change.key, change.record)
+          if (change.staleKey !== null) await store.destroy(change.staleKey)
+        } catch (err) {
+          throw storeUnavailable(err)
+        }
+        if (change.newId) reply.header('set-cookie', app.serializeCookie(opts.cookieName, change.id, cookie))
+        return
+      case 'destroy':
+        try {
+          if (change.key !== null) await store.destroy(change.key)
+        } catch (err) {
+          throw storeUnavailable(err)
+        }
+        reply.header('set-cookie', cleared)
+    }
+  }
+
+  app.addHook('onSend', function saveSession (request, reply, payload, done) {
+    const current = request.scope?.session
+    const change = current?.change()
+    if (change === undefined || change.kind === 'none') {
+      done(null, payload)
+      return
+    }
+    apply(change, request, reply).then(() => done(null, payload), (err: Error) => done(err))
+  })
+}
+
+/**
+ * The session component (order 450, off by default): reads the session
+ * cookie in `onRequest`, exposes the lazy session at
+ * `request.scope.session`, fills `request.scope.auth` from a signed-in
+ * session when no Authorization header is present, and saves changes and
+ * sets the cookie in `onSend` — only when something was written.
+ */
+export const sessionPlugin = defineComponent<SessionOptions>({
+  name: 'session',
+  order: 450,
+  schema: sessionOptionsSchema,
+  plugin: session
+})
+
+export default sessionPlugin
+export { Session } from './session.js'
+export type { SessionChange, SessionTimes } from './session.js'
+export { MemorySessionStore } from './memory-session-store.js'
+export type { MemorySessionStoreOptions } from './memory-session-store.js'
+export type { MaybePromise, SessionRecord, SessionStore } from './session-store.js'
+export { isSessionId, newSessionId, sessionKey } from './session-id.js'
+export { defaults as sessionDefaults, sessionOptionsSchema } from './options.js'
+export type { SessionOptions } from './options.js'
+export { GATEHOUSE_SESSION_INVALID_OPTIONS, STORE_UNAVAILABLE } from './errors.js'

@@ -1,0 +1,81 @@
+import type { SessionRecord, SessionStore } from './session-store.js'
+
+/** Options of {@link MemorySessionStore}. */
+export interface MemorySessionStoreOptions {
+  /** Sessions kept at most; the least recently used go first. Default: 10000. */
+  max?: number
+  /** Clock, for tests. Default: `Date.now`. */
+  now?: () => number
+}
+
+/** Sessions in this process's memory: bounded (LRU), expired records dropped when met. */
+export class MemorySessionStore implements SessionStore {
+  readonly #records = new Map<string, SessionRecord>()
+  readonly #byIdentity = new Map<string, Set<string>>()
+  readonly #max: number
+  readonly #now: () => number
+
+  constructor (options: MemorySessionStoreOptions = {}) {
+    this.#max = options.max ?? 10_000
+    if (!Number.isInteger(this.#max) || this.#max < 1) throw new TypeError('MemorySessionStore max must be a positive integer')
+    this.#now = options.now ?? Date.now
+  }
+
+  get size (): number {
+    return this.#records.size
+  }
+
+  get (key: string): SessionRecord | null {
+    const record = this.#records.get(key)
+    if (record === undefined) return null
+    if (record.expiresAt <= this.#now()) {
+      this.#remove(key)
+      return null
+    }
+    // Re-insert: Map order is the LRU order.
+    this.#records.delete(key)
+    this.#records.set(key, record)
+    return record
+  }
+
+  set (key: string, record: SessionRecord): void {
+    this.#remove(key)
+    this.#records.set(key, record)
+    if (record.identity !== null) {
+      let keys = this.#byIdentity.get(record.identity)
+      if (keys === undefined) this.#byIdentity.set(record.identity, keys = new Set())
+      keys.add(key)
+    }
+    while (this.#records.size > this.#max) {
+      const oldest = this.#records.keys().next().value
+      if (oldest === undefined) break
+      this.#remove(oldest)
+    }
+  }
+
+  touch (key: string, expiresAt: number): void {
+    const record = this.#records.get(key)
+    if (record !== undefined) record.expiresAt = expiresAt
+  }
+
+  destroy (key: string): void {
+    this.#remove(key)
+  }
+
+  #remove (key: string): void {
+    const record = this.#records.get(key)
+    if (record === undefined) return
+    this.#records.delete(key)
+    if (record.identity !== null) {
+      const keys = this.#byIdentity.get(record.identity)
+      keys?.delete(key)
+      if (keys?.size === 0) this.#byIdentity.delete(record.identity)
+    }
+  }
+
+  destroyAllFor (identity: string): number {
+    const keys = [...(this.#byIdentity.get(identity) ?? [])]
+    for (const key of keys) this.#remove(key)
+    return keys.length
+  }
+}
