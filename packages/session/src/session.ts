@@ -33,7 +33,9 @@ export class Session {
   #tags: string[]
   #createdAt: number
   #state: 'clean' | 'dirty' | 'destroyed' = 'clean'
-  #regenerate = false
+  // The id this session will be saved under when it gets a new one
+  // (created, logged in, regenerated); known at once so a response can name it.
+  #newId: string | null = null
 
   /** @internal Built by the session component. */
   constructor (times: SessionTimes, now: number, loaded?: { id: string, key: string, record: SessionRecord }) {
@@ -45,6 +47,11 @@ export class Session {
     this.#identity = loaded?.record.identity ?? null
     this.#tags = loaded?.record.tags ?? []
     this.#createdAt = loaded?.record.createdAt ?? now
+  }
+
+  /** The session's id: the new one after `login`/`regenerate`/a first write, else the current one; null when there is none. */
+  get id (): string | null {
+    return this.#state === 'destroyed' ? null : this.#newId ?? this.#id
   }
 
   /** A stored session backs this request. */
@@ -86,7 +93,7 @@ export class Session {
     this.#tags = parseTags(tags)
     this.#data = {}
     this.#createdAt = this.#now
-    this.#regenerate = true
+    this.#newId = newSessionId()
     this.#state = 'dirty'
   }
 
@@ -96,12 +103,13 @@ export class Session {
     this.#identity = null
     this.#tags = []
     this.#data = null
+    this.#newId = null
   }
 
   /** Keeps the data under a new id (call after any change of privilege). */
   regenerate (): void {
     this.#writable()
-    this.#regenerate = true
+    this.#newId = newSessionId()
   }
 
   #writable (): Record<string, unknown> {
@@ -114,6 +122,7 @@ export class Session {
       this.#createdAt = this.#now
     }
     this.#data ??= { ...(this.#record?.data ?? {}) }
+    if (this.#id === null) this.#newId ??= newSessionId()
     this.#state = 'dirty'
     return this.#data
   }
@@ -124,10 +133,9 @@ export class Session {
     const expiresAt = Math.min(this.#now + idleTtl, this.#createdAt + absoluteTtl)
     if (this.#state === 'destroyed') return { kind: 'destroy', key: this.#key }
     if (this.#state === 'dirty') {
-      const newId = this.#id === null || this.#regenerate
-      const id = newId ? newSessionId() : this.#id!
       const record: SessionRecord = { identity: this.#identity, tags: [...this.#tags], data: this.#data ?? {}, createdAt: this.#createdAt, expiresAt }
-      return { kind: 'write', id, key: newId ? sessionKey(id) : this.#key!, record, newId, staleKey: newId ? this.#key : null }
+      if (this.#newId !== null) return { kind: 'write', id: this.#newId, key: sessionKey(this.#newId), record, newId: true, staleKey: this.#key }
+      return { kind: 'write', id: this.#id!, key: this.#key!, record, newId: false, staleKey: null }
     }
     if (this.#record !== null && this.#key !== null) {
       const lastTouch = this.#record.expiresAt - idleTtl

@@ -1,0 +1,105 @@
+import type { FastifyInstance } from 'fastify'
+import type { Session } from '@gatehouse/session'
+import { HttpError, safeNextPath } from '@gatehouse/core'
+import type { UserStore } from '@gatehouse/auth'
+import type { LockoutPolicy } from '../lockout/lockout-policy.js'
+import type { LockoutStore } from '../lockout/lockout-store.js'
+import { MemoryLockoutStore } from '../lockout/memory-lockout-store.js'
+import type { AuthMethod, LoginMethodDescription } from './auth-method.js'
+import { acceptFormBodies, isBrowserForm } from './form-body.js'
+
+/** Lockout settings of password logins (`serverApp.login`). */
+export interface LoginOptions {
+  /** Failures of one identity before it is locked. Default: 5. */
+  maxAttempts?: number
+  /** Seconds of the first lock, doubled by each later failure. Default: 30. */
+  backoff?: number
+  /** Failures from one client address before it is locked. Default: 4 × maxAttempts. */
+  addressMaxAttempts?: number
+  /** Seconds without failures after which they are forgotten. Default: 3600. */
+  resetAfter?: number
+  /** Where counters live. Default: a `MemoryLockoutStore` (one process). */
+  store?: LockoutStore
+}
+
+/** Options of {@link PasswordMethod}. */
+export interface PasswordMethodOptions extends LoginOptions {
+  users: UserStore
+  /** Shown on the login page. Default: `Password`. */
+  label?: string
+  /** Clock (ms), for tests. Default: `Date.now`. */
+  now?: () => number
+}
+
+export const LOCKED = 'GATEHOUSE_SERVER_LOCKED'
+export const INVALID_LOGIN = 'GATEHOUSE_SERVER_INVALID_LOGIN'
+export const BAD_LOGIN_REQUEST = 'GATEHOUSE_SERVER_BAD_LOGIN_REQUEST'
+
+interface LoginBody { identity?: unknown, password?: unknown, next?: unknown }
+
+/**
+ * Sign-in with identity and password against a `UserStore`:
+ * `POST <prefix>/login`, JSON or form body. Failed attempts are counted per
+ * identity and per client address; while either is locked the answer is 429
+ * with Retry-After. Unknown identities are counted and timed like known ones.
+ */
+export class PasswordMethod implements AuthMethod {
+  readonly id = 'password'
+  readonly #users: UserStore
+  readonly #label: string
+  readonly #store: LockoutStore
+  readonly #identityPolicy: LockoutPolicy
+  readonly #addressPolicy: LockoutPolicy
+  readonly #now: () => number
+
+  constructor (options: PasswordMethodOptions) {
+    if (options?.users === undefined || typeof options.users.verify !== 'function') throw new TypeError('PasswordMethod needs a UserStore as users')
+    const maxAttempts = options.maxAttempts ?? 5
+    const backoff = options.backoff ?? 30
+    const resetAfter = options.resetAfter ?? 3600
+    for (const [name, value] of Object.entries({ maxAttempts, backoff, resetAfter, addressMaxAttempts: options.addressMaxAttempts ?? 1 })) {
+      if (!(typeof value === 'number' && value > 0 && Number.isFinite(value))) throw new TypeError(`serverApp.login.${name} must be a positive number`)
+    }
+    this.#users = options.users
+    this.#label = options.label ?? 'Password'
+    this.#store = options.store ?? new MemoryLockoutStore()
+    this.#identityPolicy = { maxAttempts, backoff, resetAfter }
+    this.#addressPolicy = { maxAttempts: options.addressMaxAttempts ?? maxAttempts * 4, backoff, resetAfter }
+    this.#now = options.now ?? Date.now
+  }
+
+  describe (prefix: string): LoginMethodDescription {
+    return { id: this.id, kind: 'form', label: this.#label, action: `${prefix}/login` }
+  }
+
+  register (app: FastifyInstance): void {
+    acceptFormBodies(app)
+    app.post<{ Body: LoginBody }>('/login', async (request, reply) => {
+      const session: Session | undefined = request.scope.session
+      if (session === undefined) throw new HttpError(500, 'The session component is not on')
+      const { identity, password, next } = (request.body ?? {}) as LoginBody
+      if (typeof identity !== 'string' || identity === '' || identity.length > 200 ||
+        typeof password !== 'string' || password === '' || password.length > 1024) {
+        throw new HttpError(400, 'identity and password are required', { code: BAD_LOGIN_REQUEST })
+      }
+      const now = this.#now()
+      const identityKey = `identity:${identity}`
+      const addressKey = `address:${request.ip}`
+      const locked = Math.max(await this.#store.lockedFor(identityKey, now), await this.#store.lockedFor(addressKey, now))
+      if (locked > 0) {
+        throw new HttpError(429, `Too many failed sign-ins; try again in ${locked} s`, { code: LOCKED, headers: { 'retry-after': String(locked) } })
+      }
+      const user = await this.#users.verify(identity, password)
+      if (user === null) {
+        await this.#store.fail(identityKey, this.#identityPolicy, now)
+        await this.#store.fail(addressKey, this.#addressPolicy, now)
+        throw new HttpError(401, 'Invalid identity or password', { code: INVALID_LOGIN })
+      }
+      await this.#store.reset(identityKey)
+      await this.#store.reset(addressKey)
+      session.login(user.identity, user.tags)
+      if (isBrowserForm(request.headers)) return reply.code(303).header('location', safeNextPath(next)).send()
+      return { identity: user.identity, tags: user.tags, session_id: session.id }
+    })
+  }
+}

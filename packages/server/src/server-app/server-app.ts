@@ -1,0 +1,44 @@
+import type { FastifyPluginAsync } from 'fastify'
+import type { Session } from '@gatehouse/session'
+import { HttpError } from '@gatehouse/core'
+import type { AuthMethod } from './auth-method.js'
+import { acceptFormBodies, isBrowserForm } from './form-body.js'
+
+/** Options of the `_server` app. */
+export interface ServerAppOptions {
+  /** Login methods, listed in this order (password first). */
+  methods: readonly AuthMethod[]
+  /** Where the app is mounted, for the URLs it lists. Default: `/_server`. */
+  mountPath?: string
+}
+
+/**
+ * The `_server` app: `POST /login` (from the password method), `POST
+ * /logout`, `GET /login_methods`, and each method's routes. Route-owning:
+ * register it with a prefix (`app.register(serverApp, { prefix: '/_server',
+ * methods })`); it needs the session component on the parent.
+ */
+export const serverApp: FastifyPluginAsync<ServerAppOptions> = async function serverApp (app, options) {
+  const mountPath = options.mountPath ?? '/_server'
+  if (!app.hasPlugin('@gatehouse/session')) {
+    throw new TypeError('the _server app needs the session component: register it (or turn it on in the chain) first')
+  }
+  const ids = new Set<string>()
+  for (const method of options.methods ?? []) {
+    if (ids.has(method.id)) throw new TypeError(`login method ${method.id} is given twice`)
+    ids.add(method.id)
+  }
+  acceptFormBodies(app)
+
+  app.get('/login_methods', async () => ({ methods: (options.methods ?? []).map((m) => m.describe(mountPath)) }))
+
+  app.post('/logout', async (request, reply) => {
+    const session: Session | undefined = request.scope.session
+    if (session === undefined) throw new HttpError(500, 'The session component is not on')
+    session.logout()
+    if (isBrowserForm(request.headers)) return reply.code(303).header('location', '/').send()
+    return { status: 'ok' }
+  })
+
+  for (const method of options.methods ?? []) await method.register(app)
+}
