@@ -1,4 +1,6 @@
-import type { ApiKeyRecord, ApiKeyStore, IssueApiKey } from '../api-key.js'
+import { parseApiKey, type ApiKeyRecord, type ApiKeyStore, type IssueApiKey } from '../api-key.js'
+import { sha256 } from '../digest.js'
+import { GATEHOUSE_AUTH_STORE_INPUT } from '../errors.js'
 import { ApiKeyIndex, newApiKey, publicRecord, type StoredApiKey } from './api-key-table.js'
 
 /** API keys in memory (tests, single-process apps, keys seeded at boot). */
@@ -16,6 +18,22 @@ export class MemoryApiKeyStore implements ApiKeyStore {
     this.#keys.push(stored)
     this.#reindex()
     return { key, record: publicRecord(stored) }
+  }
+
+  /**
+   * Adds a key the caller already holds (e.g. from an environment
+   * variable); only its hash is kept. Throws `GATEHOUSE_AUTH_STORE_INPUT`
+   * for a malformed key or a key id already present.
+   */
+  async add (key: string, input: IssueApiKey): Promise<ApiKeyRecord> {
+    const parts = parseApiKey(key)
+    if (parts === null) throw new GATEHOUSE_AUTH_STORE_INPUT('a key must look like gak_<16 hex>_<secret>')
+    if (this.#keys.some((k) => k.keyId === parts.keyId)) throw new GATEHOUSE_AUTH_STORE_INPUT(`key ${parts.keyId} already exists`)
+    const { stored } = newApiKey(input, new Date())
+    const own = { ...stored, keyId: parts.keyId, secretHash: `sha256$${sha256(parts.secret)}` }
+    this.#keys.push(own)
+    this.#reindex()
+    return publicRecord(own)
   }
 
   verify (key: string): ApiKeyRecord | null {

@@ -1,6 +1,8 @@
 import type { FastifyPluginAsync } from 'fastify'
 import type { Session } from '@gatehouse/session'
 import { HttpError } from '@gatehouse/core'
+import type { ApiKeyStore, UserStore } from '@gatehouse/auth'
+import { registerAdminApi } from './admin-api.js'
 import type { AuthMethod } from './auth-method.js'
 import { acceptFormBodies, isBrowserForm } from './form-body.js'
 
@@ -8,6 +10,8 @@ import { acceptFormBodies, isBrowserForm } from './form-body.js'
 export interface ServerAppOptions {
   /** Login methods, listed in this order (password first). */
   methods: readonly AuthMethod[]
+  /** With `users` and/or `tokens`: the SUPERADMIN-only admin API under `/users` and `/tokens`. */
+  admin?: { users?: UserStore, tokens?: ApiKeyStore }
   /** Where the app is mounted, for the URLs it lists. Default: `/_server`. */
   mountPath?: string
 }
@@ -41,4 +45,5 @@ export const serverApp: FastifyPluginAsync<ServerAppOptions> = async function se
   })
 
   for (const method of options.methods ?? []) await method.register(app)
+  if (options.admin !== undefined) registerAdminApi(app, options.admin.users, options.admin.tokens)
 }

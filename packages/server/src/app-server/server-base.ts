@@ -1,0 +1,130 @@
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyServerOptions, type InjectOptions, type LightMyRequestResponse } from 'fastify'
+import { middlewareChain, type Recipe } from '@gatehouse/core'
+import type { ApiKeyStore, AuthOptions, UserStore } from '@gatehouse/auth'
+import type { SessionOptions } from '@gatehouse/session'
+// The components a server recipe can name join the registry when imported.
+import '@gatehouse/errors'
+import '@gatehouse/logging'
+import '@gatehouse/auth'
+import '@gatehouse/session'
+import { PasswordMethod, type LoginOptions } from '../server-app/password-method.js'
+import { serverApp } from '../server-app/server-app.js'
+import type { RoutedApplication } from './routed-application.js'
+
+/** What every Gatehouse server takes. */
+export interface ServerBaseOptions {
+  /** The application mounted at `/`. */
+  primary?: RoutedApplication
+  /** More applications, by mount prefix (`{ '/shop': new Shop() }`). */
+  apps?: Readonly<Record<string, RoutedApplication>>
+  /** The login surface: 401s and anonymous 403s of browser navigations go to the login page. Default: false. */
+  login?: boolean
+  /** Add stacks to 5xx bodies. Default: false. */
+  debug?: boolean
+  /** The public origin (absolute http/https URL), for redirect URIs. */
+  externalUrl?: string
+  /** Options of the `_server` app; `login` is the lockout policy. */
+  serverApp?: { login?: LoginOptions }
+  /** Component settings, as in a recipe (`{ cors: true, compression: { minimumSize: 1000 } }`). */
+  middleware?: Recipe['middleware']
+  /** Options of the session component (always on: the `_server` app needs it). */
+  session?: SessionOptions
+  /** Fastify's logger: true, false, or a pino logger. Default: false. */
+  logger?: boolean | FastifyBaseLogger
+  /** Trust X-Forwarded-* from these proxies (Fastify's trustProxy). Default: false. */
+  trustProxy?: FastifyServerOptions['trustProxy']
+}
+
+/** What the auth capability contributes to a server (see AuthMixin). */
+export interface ServerAuthParts {
+  authMiddleware?: AuthOptions
+  users?: UserStore
+  tokens?: ApiKeyStore
+}
+
+function isLogger (value: unknown): value is FastifyBaseLogger {
+  return typeof value === 'object' && value !== null && typeof (value as { info?: unknown }).info === 'function'
+}
+
+/**
+ * A Fastify server built from a recipe: the chain first, then the `_server`
+ * app at `/_server`, then the applications. Without auth of its own; see
+ * {@link AppServer}.
+ */
+export class ServerBase {
+  /** The Fastify instance (routes may be added before `ready()`). */
+  readonly fastify: FastifyInstance
+  readonly #ready: Promise<void>
+
+  constructor (options: ServerBaseOptions = {}) {
+    const { logger = false, trustProxy = false } = options
+    const accessLog = options.middleware?.logging !== undefined && options.middleware.logging !== false && options.middleware.logging !== 'off'
+    this.fastify = Fastify({
+      ...(isLogger(logger) ? { loggerInstance: logger } : { logger }),
+      trustProxy,
+      // The access log replaces Fastify's request lines (which log full URLs).
+      ...(accessLog ? { logController: new LogController({ disableRequestLogging: true }) } : {})
+    }) as unknown as FastifyInstance
+    this.#ready = this.#build(options)
+    // Reported by ready()/serve()/inject(); not an unhandled rejection meanwhile.
+    this.#ready.catch(() => {})
+  }
+
+  /** Supplies authentication; the base has none. */
+  protected async resolveAuth (_options: ServerBaseOptions): Promise<ServerAuthParts> {
+    return {}
+  }
+
+  async #build (options: ServerBaseOptions): Promise<void> {
+    // Let subclass constructors finish before their overrides run.
+    await Promise.resolve()
+    const app = this.fastify
+    const { authMiddleware, users, tokens } = await this.resolveAuth(options)
+    const middleware = options.middleware ?? {}
+    const errors = typeof middleware.errors === 'object' ? middleware.errors : {}
+    const recipe: Recipe = {
+      middleware: {
+        ...middleware,
+        errors: { login: options.login ?? false, debug: options.debug ?? false, ...errors },
+        session: middleware.session ?? (options.session as Record<string, unknown> | undefined) ?? true
+      },
+      ...(authMiddleware === undefined ? {} : { authMiddleware: authMiddleware as Record<string, unknown> })
+    }
+    await middlewareChain(app, recipe)
+    await app.register(serverApp, {
+      prefix: '/_server',
+      methods: users === undefined ? [] : [new PasswordMethod({ users, ...options.serverApp?.login })],
+      ...(users === undefined && tokens === undefined ? {} : { admin: { ...(users === undefined ? {} : { users }), ...(tokens === undefined ? {} : { tokens }) } })
+    })
+    if (options.primary !== undefined) await app.register(async (child) => { options.primary!.register(child) })
+    for (const [prefix, application] of Object.entries(options.apps ?? {})) {
+      if (!prefix.startsWith('/') || prefix === '/') throw new TypeError(`apps: a mount prefix must start with "/" and not be "/", got ${JSON.stringify(prefix)}`)
+      await app.register(async (child) => { application.register(child) }, { prefix })
+    }
+  }
+
+  /** Resolves when the server is built; rejects with the boot error otherwise. */
+  async ready (): Promise<this> {
+    await this.#ready
+    await this.fastify.ready()
+    return this
+  }
+
+  /** Builds, then listens; resolves with the URL. */
+  async serve (host = '127.0.0.1', port = 8000): Promise<string> {
+    await this.ready()
+    return this.fastify.listen({ host, port })
+  }
+
+  /** Builds, then answers a fake request (Fastify's inject): for tests. */
+  async inject (request: InjectOptions | string): Promise<LightMyRequestResponse> {
+    await this.ready()
+    return this.fastify.inject(request)
+  }
+
+  /** Stops accepting connections and waits for requests in flight. */
+  async close (): Promise<void> {
+    await this.#ready.catch(() => {})
+    await this.fastify.close()
+  }
+}

@@ -1,0 +1,65 @@
+import type { FastifyInstance } from 'fastify'
+import { HttpError } from '@gatehouse/core'
+import type { ApiKeyStore, UserStore } from '@gatehouse/auth'
+
+/** The tag of the bootstrapped administrator; only it may use the admin API. */
+export const SUPERADMIN = 'SUPERADMIN'
+
+const tags = { anyOf: [{ type: 'string', maxLength: 1000 }, { type: 'array', items: { type: 'string', maxLength: 200 }, maxItems: 100 }] }
+const identityParam = { type: 'object', required: ['identity'], properties: { identity: { type: 'string', minLength: 1, maxLength: 200 } } }
+const keyIdParam = { type: 'object', required: ['keyId'], properties: { keyId: { type: 'string', pattern: '^[0-9a-f]{16}$' } } }
+const notFound = (what: string) => new HttpError(404, `No such ${what}`)
+
+/**
+ * SUPERADMIN-only JSON endpoints to manage users and API keys (what the
+ * CLI does offline). Never returns a password hash; a key is shown once,
+ * when issued.
+ */
+export function registerAdminApi (app: FastifyInstance, users: UserStore | undefined, tokens: ApiKeyStore | undefined): void {
+  const config = { authRule: SUPERADMIN }
+  if (users !== undefined) {
+    app.get('/users', { config }, async () => ({ users: await users.list() }))
+    app.post<{ Body: { identity: string, password: string, tags?: string | string[] } }>('/users', {
+      config,
+      schema: { body: { type: 'object', required: ['identity', 'password'], additionalProperties: false, properties: { identity: { type: 'string' }, password: { type: 'string' }, tags } } }
+    }, async (request, reply) => {
+      const { identity, password, tags: userTags } = request.body
+      return reply.code(201).send({ user: await users.add(identity, { password, tags: userTags ?? [] }) })
+    })
+    app.patch<{ Params: { identity: string }, Body: { password?: string, tags?: string | string[], enabled?: boolean } }>('/users/:identity', {
+      config,
+      schema: { params: identityParam, body: { type: 'object', minProperties: 1, additionalProperties: false, properties: { password: { type: 'string' }, tags, enabled: { type: 'boolean' } } } }
+    }, async (request) => {
+      const { identity } = request.params
+      if (await users.get(identity) === null) throw notFound('user')
+      const { password, tags: newTags, enabled } = request.body
+      if (password !== undefined) await users.setPassword(identity, password)
+      if (newTags !== undefined) await users.setTags(identity, newTags)
+      if (enabled !== undefined) await users.setEnabled(identity, enabled)
+      return { user: await users.get(identity) }
+    })
+    app.delete<{ Params: { identity: string } }>('/users/:identity', { config, schema: { params: identityParam } }, async (request) => {
+      if (!await users.delete(request.params.identity)) throw notFound('user')
+      return { status: 'ok' }
+    })
+  }
+  if (tokens !== undefined) {
+    app.get('/tokens', { config }, async () => ({ tokens: await tokens.list() }))
+    app.post<{ Body: { label: string, tags?: string | string[], expiresAt?: string } }>('/tokens', {
+      config,
+      schema: { body: { type: 'object', required: ['label'], additionalProperties: false, properties: { label: { type: 'string' }, tags, expiresAt: { type: 'string', format: 'date-time' } } } }
+    }, async (request, reply) => {
+      const { label, tags: keyTags, expiresAt } = request.body
+      const { key, record } = await tokens.issue({ label, tags: keyTags ?? [], expiresAt: expiresAt === undefined ? null : new Date(expiresAt) })
+      return reply.code(201).header('cache-control', 'no-store').send({ key, token: record })
+    })
+    app.post<{ Params: { keyId: string } }>('/tokens/:keyId/revoke', { config, schema: { params: keyIdParam } }, async (request) => {
+      if (!await tokens.revoke(request.params.keyId)) throw notFound('token')
+      return { status: 'ok' }
+    })
+    app.delete<{ Params: { keyId: string } }>('/tokens/:keyId', { config, schema: { params: keyIdParam } }, async (request) => {
+      if (!await tokens.delete(request.params.keyId)) throw notFound('token')
+      return { status: 'ok' }
+    })
+  }
+}
