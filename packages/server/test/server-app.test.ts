@@ -103,9 +103,11 @@ test('form login without JavaScript: 303 to the validated next', async (t) => {
   t.match(ok.headers['set-cookie'], /^session_id=/)
   const evil = await form('identity=alice&password=correct+horse&next=%2F%2Fevil.example')
   t.equal(evil.headers.location, '/', 'a hostile next lands on /')
-  const wrong = await form('identity=alice&password=nope')
-  t.equal(wrong.statusCode, 401)
-  t.match(wrong.headers['content-type'], /^text\/plain/)
+  const wrong = await form('identity=alice&password=nope&next=%2Forders')
+  t.equal(wrong.statusCode, 303, 'a failure goes back to the page')
+  t.equal(wrong.headers.location, '/_server/login_page?error=invalid&next=%2Forders')
+  t.notOk(wrong.headers['set-cookie'])
+  t.equal((await form('identity=alice')).headers.location, '/_server/login_page?error=missing&next=%2F')
 })
 
 test('logout destroys the session and clears the cookie', async (t) => {

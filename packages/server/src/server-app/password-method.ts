@@ -78,8 +78,13 @@ export class PasswordMethod implements AuthMethod {
       const session: Session | undefined = request.scope.session
       if (session === undefined) throw new HttpError(500, 'The session component is not on')
       const { identity, password, next } = (request.body ?? {}) as LoginBody
+      // Without JavaScript a failure goes back to the page, which shows a
+      // message chosen by a fixed code.
+      const browser = isBrowserForm(request.headers)
+      const backToPage = (error: string) => reply.code(303).header('location', `${app.prefix}/login_page?error=${error}&next=${encodeURIComponent(safeNextPath(next))}`).send()
       if (typeof identity !== 'string' || identity === '' || identity.length > 200 ||
         typeof password !== 'string' || password === '' || password.length > 1024) {
+        if (browser) return backToPage('missing')
         throw new HttpError(400, 'identity and password are required', { code: BAD_LOGIN_REQUEST })
       }
       const now = this.#now()
@@ -87,18 +92,20 @@ export class PasswordMethod implements AuthMethod {
       const addressKey = `address:${request.ip}`
       const locked = Math.max(await this.#store.lockedFor(identityKey, now), await this.#store.lockedFor(addressKey, now))
       if (locked > 0) {
+        if (browser) return backToPage('locked')
         throw new HttpError(429, `Too many failed sign-ins; try again in ${locked} s`, { code: LOCKED, headers: { 'retry-after': String(locked) } })
       }
       const user = await this.#users.verify(identity, password)
       if (user === null) {
         await this.#store.fail(identityKey, this.#identityPolicy, now)
         await this.#store.fail(addressKey, this.#addressPolicy, now)
+        if (browser) return backToPage('invalid')
         throw new HttpError(401, 'Invalid identity or password', { code: INVALID_LOGIN })
       }
       await this.#store.reset(identityKey)
       await this.#store.reset(addressKey)
       session.login(user.identity, user.tags)
-      if (isBrowserForm(request.headers)) return reply.code(303).header('location', safeNextPath(next)).send()
+      if (browser) return reply.code(303).header('location', safeNextPath(next)).send()
       return { identity: user.identity, tags: user.tags, session_id: session.id }
     })
   }

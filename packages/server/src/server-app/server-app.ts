@@ -5,6 +5,7 @@ import type { ApiKeyStore, UserStore } from '@gatehouse/auth'
 import { registerAdminApi } from './admin-api.js'
 import type { AuthMethod } from './auth-method.js'
 import { acceptFormBodies, isBrowserForm } from './form-body.js'
+import { registerLoginPage } from './login-page.js'
 
 /** Options of the `_server` app. */
 export interface ServerAppOptions {
@@ -34,7 +35,9 @@ export const serverApp: FastifyPluginAsync<ServerAppOptions> = async function se
   }
   acceptFormBodies(app)
 
-  app.get('/login_methods', async () => ({ methods: (options.methods ?? []).map((m) => m.describe(mountPath)) }))
+  const describe = () => (options.methods ?? []).map((m) => m.describe(mountPath))
+  app.get('/login_methods', async () => ({ methods: describe() }))
+  registerLoginPage(app, mountPath, describe)
 
   app.post('/logout', async (request, reply) => {
     const session: Session | undefined = request.scope.session
