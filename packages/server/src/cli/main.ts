@@ -1,9 +1,11 @@
 import { KEYS_USAGE, keysCommand } from './keys.js'
 import { processIo, UsageError, type CliIo } from './io.js'
+import { SERVE_USAGE, serveCommand } from './serve.js'
 import { USERS_USAGE, usersCommand } from './users.js'
 
-const USAGE = `gatehouse: manage a Gatehouse server's API keys and users.
+const USAGE = `gatehouse: run a Gatehouse server; manage its API keys and users.
 
+${SERVE_USAGE}
 ${KEYS_USAGE}
 ${USERS_USAGE}`
 
@@ -17,7 +19,7 @@ export async function main (argv: readonly string[], io: CliIo = processIo()): P
     io.stdout.write(USAGE)
     return group === undefined ? 2 : 0
   }
-  const usage = group === 'keys' ? KEYS_USAGE : group === 'users' ? USERS_USAGE : USAGE
+  const usage = group === 'keys' ? KEYS_USAGE : group === 'users' ? USERS_USAGE : group === 'serve' ? SERVE_USAGE : USAGE
   if (args.includes('--help') || args.includes('-h')) {
     io.stdout.write(usage)
     return 0
@@ -25,6 +27,7 @@ export async function main (argv: readonly string[], io: CliIo = processIo()): P
   try {
     if (group === 'keys') return await keysCommand(args, io)
     if (group === 'users') return await usersCommand(args, io)
+    if (group === 'serve') return await serveCommand(args, io)
     throw new UsageError(`unknown command ${JSON.stringify(group)}`)
   } catch (err) {
     const code = (err as { code?: string }).code
@@ -32,7 +35,8 @@ export async function main (argv: readonly string[], io: CliIo = processIo()): P
       io.stderr.write(`gatehouse: ${(err as Error).message}\n\n${usage}`)
       return 2
     }
-    if (code === 'GATEHOUSE_AUTH_STORE_INPUT' || code === 'GATEHOUSE_AUTH_STORE_FILE') {
+    if (code === 'GATEHOUSE_AUTH_STORE_INPUT' || code === 'GATEHOUSE_AUTH_STORE_FILE' || code?.startsWith('GATEHOUSE_CORE_') === true ||
+      code === 'GATEHOUSE_AUTH_INVALID_CONFIG' || code === 'EADDRINUSE' || code === 'EACCES') {
       io.stderr.write(`gatehouse: ${(err as Error).message}\n`)
       return 1
     }

@@ -1,0 +1,22 @@
+// The public API of every Gatehouse package, in one import (DESIGN §1).
+// Importing this module also registers every component.
+
+export {
+  Avatar, HttpError, Redirect, safeNextPath, parseTags, compileAuthRule, defineComponent, middlewareChain,
+  loadRecipe, recipeFromConfig, ComponentRegistry, components, ORDER, formatChallenge, redactText
+} from '@gatehouse/core'
+export type { AvatarInit, Recipe, ComponentSetting, GatehouseConfig, RequestScope, Component, ComponentDefinition, AuthRule } from '@gatehouse/core'
+export { errorsPlugin } from '@gatehouse/errors'
+export type { ErrorsOptions } from '@gatehouse/errors'
+export { loggingPlugin } from '@gatehouse/logging'
+export type { LoggingOptions } from '@gatehouse/logging'
+export {
+  authPlugin, AuthCore, FileApiKeyStore, MemoryApiKeyStore, FileUserStore, MemoryUserStore, hashPassword, verifyPassword
+} from '@gatehouse/auth'
+export type { ApiKeyStore, ApiKeyRecord, UserStore, UserRecord, AuthOptions, JwtVerifierOptions } from '@gatehouse/auth'
+export { sessionPlugin, Session, MemorySessionStore } from '@gatehouse/session'
+export type { SessionOptions, SessionStore, SessionRecord } from '@gatehouse/session'
+export {
+  AppServer, ServerBase, AuthMixin, RoutedApplication, route, PasswordMethod, serverApp, MemoryLockoutStore, SUPERADMIN
+} from '@gatehouse/server'
+export type { AppServerOptions, AuthMethod, LoginMethodDescription, LockoutStore, LoginOptions } from '@gatehouse/server'

@@ -1,0 +1,92 @@
+import { isAbsolute, resolve } from 'node:path'
+import { pathToFileURL } from 'node:url'
+import { parseArgs } from 'node:util'
+import { Type } from '@sinclair/typebox'
+import { loadRecipe } from '@gatehouse/core'
+import { FileApiKeyStore, FileUserStore, type JwtVerifierOptions } from '@gatehouse/auth'
+import { AppServer } from '../app-server/app-server.js'
+import { RoutedApplication } from '../app-server/routed-application.js'
+import { UsageError, type CliIo } from './io.js'
+import { keysFile, usersFile } from './store-paths.js'
+
+export const SERVE_USAGE = `Usage:
+  gatehouse serve --config <gatehouse.yaml|json> [--app <module>] [--host <host>] [--port <port>]
+The module's default export is a RoutedApplication (instance or class).
+The admin password, if any, comes from $GATEHOUSE_ADMIN_PASSWORD.
+`
+
+/** The `server_app` section of a config file (snake_case in the file). */
+export const serverAppSchema = Type.Object({
+  login: Type.Optional(Type.Object({
+    maxAttempts: Type.Optional(Type.Integer({ minimum: 1 })),
+    backoff: Type.Optional(Type.Number({ exclusiveMinimum: 0 })),
+    addressMaxAttempts: Type.Optional(Type.Integer({ minimum: 1 })),
+    resetAfter: Type.Optional(Type.Number({ exclusiveMinimum: 0 }))
+  }, { additionalProperties: false })),
+  /** Folder of users.json and keys.json (as for the CLI's --store). */
+  store: Type.Optional(Type.String({ minLength: 1 })),
+  /** The login surface (401 → login page). Default: on when a store is given. */
+  loginSurface: Type.Optional(Type.Boolean())
+}, { additionalProperties: false })
+
+async function loadApplication (module: string, cwd: string): Promise<RoutedApplication> {
+  const url = pathToFileURL(isAbsolute(module) ? module : resolve(cwd, module)).href
+  const loaded = (await import(url) as { default?: unknown }).default
+  if (loaded instanceof RoutedApplication) return loaded
+  if (typeof loaded === 'function' && loaded.prototype instanceof RoutedApplication) return new (loaded as new () => RoutedApplication)()
+  throw new UsageError(`${module}: the default export must be a RoutedApplication (an instance or a class)`)
+}
+
+/**
+ * `gatehouse serve`: an AppServer from a config file; stops gracefully on
+ * SIGINT/SIGTERM. Resolves with the exit code once stopped.
+ */
+export async function serveCommand (args: string[], io: CliIo, signals: NodeJS.EventEmitter = process): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: { config: { type: 'string' }, app: { type: 'string' }, host: { type: 'string' }, port: { type: 'string' } }
+  })
+  if (positionals.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])}`)
+  if (values.config === undefined) throw new UsageError('--config is required')
+  const port = values.port === undefined ? undefined : Number(values.port)
+  if (port !== undefined && !(Number.isInteger(port) && port >= 0 && port <= 65535)) throw new UsageError('--port takes 0–65535')
+
+  const config = await loadRecipe(resolve(io.cwd, values.config), { serverAppSchema })
+  const serverAppConfig = (config.serverApp ?? {}) as { login?: Record<string, number>, store?: string, loginSurface?: boolean }
+  const storeDir = serverAppConfig.store === undefined ? undefined : resolve(io.cwd, serverAppConfig.store)
+  const users = storeDir === undefined ? undefined : await FileUserStore.open(usersFile(storeDir))
+  const tokens = storeDir === undefined ? undefined : await FileApiKeyStore.open(keysFile(storeDir))
+  const { jwt, ...auth } = config.authMiddleware ?? {}
+  const server = new AppServer({
+    ...(values.app === undefined ? {} : { primary: await loadApplication(values.app, io.cwd) }),
+    ...(config.authMiddleware === undefined ? {} : {
+      auth: { ...auth, ...(jwt === undefined ? {} : { jwt: Object.entries(jwt as Record<string, JwtVerifierOptions>).map(([name, v]) => ({ ...v, name })) }) }
+    }),
+    ...(users === undefined ? {} : { users }),
+    ...(tokens === undefined ? {} : { tokens }),
+    ...(io.env.GATEHOUSE_ADMIN_PASSWORD === undefined ? {} : { adminPassword: io.env.GATEHOUSE_ADMIN_PASSWORD }),
+    login: serverAppConfig.loginSurface ?? users !== undefined,
+    ...(config.server?.externalUrl === undefined ? {} : { externalUrl: config.server.externalUrl }),
+    ...(serverAppConfig.login === undefined ? {} : { serverApp: { login: serverAppConfig.login } }),
+    ...(config.middleware === undefined ? {} : { middleware: config.middleware }),
+    logger: true
+  })
+  try {
+    const url = await server.serve(values.host ?? config.server?.host ?? '127.0.0.1', port ?? config.server?.port ?? 8000)
+    io.stdout.write(`gatehouse: serving at ${url}/ (Ctrl-C stops)\n`)
+  } catch (err) {
+    await server.close()
+    await tokens?.close()
+    throw err
+  }
+  await new Promise<void>((resolve) => {
+    const stop = (): void => { signals.off('SIGINT', stop); signals.off('SIGTERM', stop); resolve() }
+    signals.on('SIGINT', stop)
+    signals.on('SIGTERM', stop)
+  })
+  io.stderr.write('gatehouse: stopping; waiting for requests in flight\n')
+  await server.close()
+  await tokens?.close()
+  return 0
+}
