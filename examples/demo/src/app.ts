@@ -1,34 +1,84 @@
-import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify'
-import { HttpError, middlewareChain } from '@gatehouse/core'
-// Importing a component package adds the component to the registry.
-import '@gatehouse/errors'
-import '@gatehouse/logging'
+import { randomBytes } from 'node:crypto'
+import { join } from 'node:path'
+import type { FastifyBaseLogger, FastifyRequest } from 'fastify'
+import { HttpError } from '@gatehouse/core'
+import { FileApiKeyStore, FileUserStore } from '@gatehouse/auth'
+import { AppServer, RoutedApplication, route } from '@gatehouse/server'
 
-/** Builds the demo app: the chain with errors and logging on, then the routes. */
-export async function buildDemo (options: Pick<FastifyServerOptions, 'logger' | 'loggerInstance'> = {}): Promise<FastifyInstance> {
-  const app = Fastify({
-    ...options,
-    // The logging component writes the access lines; Fastify's own request
-    // lines would repeat them (and log full URLs, query strings included).
-    logController: new LogController({ disableRequestLogging: true })
-  })
-
-  await middlewareChain(app, {
-    middleware: {
-      errors: { debug: process.env.GATEHOUSE_DEBUG === '1' },
-      logging: { includeQuery: true }
+/** The demo's own routes. */
+export class DemoApp extends RoutedApplication {
+  @route('/')
+  async home (request: FastifyRequest) {
+    return {
+      service: 'gatehouse demo',
+      you: request.scope.auth,
+      try: {
+        'GET /admin': 'needs the admin tag: sign in at /_server/login_page, or send the printed API key as a bearer token',
+        'GET /boom': 'throws: a 500 that leaks nothing, and an ERROR access line',
+        'GET /teapot': 'an HttpError'
+      }
     }
-  })
+  }
 
-  app.get('/', async () => ({
-    service: 'gatehouse demo',
-    routes: { 'GET /': 'this page', 'GET /boom': 'throws: see the 500 and the ERROR access line', 'GET /teapot': 'an HttpError' }
-  }))
-  app.get('/boom', async () => {
+  @route('/admin', { authRule: 'admin' })
+  async admin (request: FastifyRequest) {
+    return { hello: request.scope.auth?.identity, via: request.scope.auth?.backend }
+  }
+
+  @route('/boom')
+  async boom () {
     throw new Error('the demo route failed on purpose')
-  })
-  app.get('/teapot', async () => {
+  }
+
+  @route('/teapot')
+  async teapot () {
     throw new HttpError(418, 'This server brews tea only')
+  }
+}
+
+/** Options of {@link startDemo}. */
+export interface DemoOptions {
+  /** Folder of users.json and keys.json. */
+  dataDir: string
+  /** The admin's password; without one, a password is generated on first start. */
+  adminPassword?: string
+  logger?: boolean | FastifyBaseLogger
+}
+
+/** The demo server, and what its first start created (shown once). */
+export interface Demo {
+  server: AppServer
+  generatedAdminPassword?: string
+  apiKey?: string
+  close: () => Promise<void>
+}
+
+/** Builds the demo: AppServer with login on, file stores, the admin, a first API key. */
+export async function startDemo (options: DemoOptions): Promise<Demo> {
+  const users = await FileUserStore.open(join(options.dataDir, 'users.json'))
+  const tokens = await FileApiKeyStore.open(join(options.dataDir, 'keys.json'))
+  const firstStart = await users.get('admin') === null
+  const generatedAdminPassword = options.adminPassword === undefined && firstStart ? randomBytes(12).toString('base64url') : undefined
+  const adminPassword = options.adminPassword ?? generatedAdminPassword
+  const server = new AppServer({
+    primary: new DemoApp(),
+    users,
+    tokens,
+    ...(adminPassword === undefined ? {} : { adminPassword }),
+    login: true,
+    middleware: { logging: { includeQuery: true } },
+    logger: options.logger ?? false,
+    debug: process.env.GATEHOUSE_DEBUG === '1'
   })
-  return app
+  await server.ready()
+  // The demo's admin route asks for the tag "admin"; the bootstrap gives SUPERADMIN.
+  const admin = await users.get('admin')
+  if (admin !== null && !admin.tags.includes('admin')) await users.setTags('admin', [...admin.tags, 'admin'])
+  const apiKey = (await tokens.list()).length === 0 ? (await tokens.issue({ label: 'demo-ci', tags: 'admin' })).key : undefined
+  return {
+    server,
+    ...(generatedAdminPassword === undefined ? {} : { generatedAdminPassword }),
+    ...(apiKey === undefined ? {} : { apiKey }),
+    close: async () => { await server.close(); await tokens.close() }
+  }
 }

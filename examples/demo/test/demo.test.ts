@@ -2,51 +2,61 @@ import { test } from 'tap'
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { fileURLToPath } from 'node:url'
-import pino from 'pino'
-import { buildDemo } from '../src/app.js'
+import { startDemo } from '../src/app.js'
 
-test('demo routes via inject: open route, failing route, HttpError', async (t) => {
-  const lines: Array<{ name?: string, msg: string }> = []
-  const app = await buildDemo({ loggerInstance: pino({ level: 'info' }, { write: (l: string) => { lines.push(JSON.parse(l)) } }) })
-  t.teardown(() => app.close())
-  const home = await app.inject('/')
-  t.equal(home.statusCode, 200)
-  t.equal(home.json().service, 'gatehouse demo')
-  const boom = await app.inject('/boom')
-  t.equal(boom.statusCode, 500)
-  t.same(boom.json(), { statusCode: 500, error: 'Internal Server Error', message: 'Internal Server Error' })
-  const tea = await app.inject({ url: '/teapot', headers: { accept: 'text/html' } })
-  t.equal(tea.statusCode, 418)
-  t.equal(tea.body, "418 I'm a Teapot: This server brews tea only")
-  const access = lines.filter((l) => l.name === 'service.access').map((l) => l.msg)
-  t.match(access, [/^<- GET \/ from /, /^-> GET \/ 200 /, /^<- GET \/boom/, /^-> GET \/boom ERROR: the demo route failed on purpose \(/])
+test('demo routes via inject', async (t) => {
+  const demo = await startDemo({ dataDir: t.testdir({}), adminPassword: 'demo-admin-pass' })
+  t.teardown(() => demo.close())
+  const { server } = demo
+  t.equal((await server.inject('/')).json().service, 'gatehouse demo')
+  t.same((await server.inject('/boom')).json(), { statusCode: 500, error: 'Internal Server Error', message: 'Internal Server Error' })
+  t.equal((await server.inject({ url: '/teapot', headers: { accept: 'text/html' } })).body, "418 I'm a Teapot: This server brews tea only")
+  t.equal((await server.inject({ url: '/admin', headers: { accept: 'text/html' } })).headers.location, '/_server/login_page?next=%2Fadmin', 'browsers are sent to sign in')
+  t.match(demo.apiKey, /^gak_/, 'a key is issued on first start')
+  t.equal(demo.generatedAdminPassword, undefined, 'no password is generated when one is given')
 })
 
-test('the demo entry point serves on a real socket and stops on SIGTERM', async (t) => {
+test('a second start keeps the data and prints nothing secret again', async (t) => {
+  const dataDir = t.testdir({})
+  const first = await startDemo({ dataDir })
+  t.match(first.generatedAdminPassword, /^[A-Za-z0-9_-]{16}$/, 'first start: a generated admin password')
+  await first.close()
+  const second = await startDemo({ dataDir })
+  t.teardown(() => second.close())
+  t.equal(second.generatedAdminPassword, undefined)
+  t.equal(second.apiKey, undefined)
+  const login = await second.server.inject({ method: 'POST', url: '/_server/login', payload: { identity: 'admin', password: first.generatedAdminPassword } })
+  t.equal(login.statusCode, 200, 'the first password still works')
+})
+
+test('the demo entry point: log in, call the admin route, use the printed API key, stop on SIGTERM', async (t) => {
   const entry = fileURLToPath(new URL('../src/server.ts', import.meta.url))
   const child = spawn(process.execPath, ['--import', 'tsx', '--conditions=gatehouse-src', entry], {
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1' },
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', GATEHOUSE_DEMO_DATA: t.testdir({}), GATEHOUSE_ADMIN_PASSWORD: 'demo-admin-pass' },
     stdio: ['ignore', 'pipe', 'pipe']
   })
   t.teardown(() => { if (child.exitCode === null) child.kill('SIGKILL') })
   let output = ''
-  const url = await new Promise<string>((resolve, reject) => {
+  const ready = await new Promise<{ url: string, key: string }>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`demo did not start: ${output}`)), 30_000)
     child.stdout.on('data', (chunk: Buffer) => {
       output += chunk.toString()
-      const match = /ready at (http:\/\/127\.0\.0\.1:\d+\/)/.exec(output)
-      if (match?.[1] !== undefined) { clearTimeout(timer); resolve(match[1]) }
+      const url = /ready at (http:\/\/127\.0\.0\.1:\d+)\//.exec(output)?.[1]
+      const key = /API key \(shown once\): (gak_\S+)/.exec(output)?.[1]
+      if (url !== undefined && key !== undefined) { clearTimeout(timer); resolve({ url, key }) }
     })
     child.stderr.on('data', (chunk: Buffer) => { output += chunk.toString() })
     child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`demo exited ${code}: ${output}`)) })
   })
-  const home = await fetch(url)
-  t.equal(home.status, 200)
-  t.equal(((await home.json()) as { service: string }).service, 'gatehouse demo')
-  const boom = await fetch(new URL('/boom', url))
-  t.equal(boom.status, 500)
-  t.match(output, /"name":"service\.access".*"msg":"<- GET \/ from 127\.0\.0\.1"/)
+  const login = await fetch(`${ready.url}/_server/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ identity: 'admin', password: 'demo-admin-pass' }) })
+  t.equal(login.status, 200)
+  const cookie = login.headers.get('set-cookie')!.split(';')[0]!
+  t.same(await (await fetch(`${ready.url}/admin`, { headers: { cookie } })).json(), { hello: 'admin', via: 'session' })
+  t.same(await (await fetch(`${ready.url}/admin`, { headers: { authorization: `Bearer ${ready.key}` } })).json(), { hello: 'demo-ci', via: 'api_key' })
+  t.equal((await fetch(`${ready.url}/admin`)).status, 403)
+  t.match(output, /"msg":"-> GET \/admin 200/, 'access lines')
+  t.notMatch(output, /demo-admin-pass/, 'the admin password is never logged')
   child.kill('SIGTERM')
   const [code] = await once(child, 'exit')
-  t.equal(code, 0, 'graceful exit on SIGTERM')
+  t.equal(code, 0)
 })
