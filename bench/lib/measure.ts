@@ -26,8 +26,9 @@ function ask (child: ChildProcess, message: string, reply: string): Promise<Reco
   })
 }
 
-function load (port: number, scenario: Scenario, seconds: number, connections: number): Promise<autocannon.Result> {
-  const { method = 'GET', path = '/', headers = {}, perRequest } = scenario.request ?? {}
+function load (port: number, scenario: Scenario, seconds: number, connections: number, prepared: Record<string, string>): Promise<autocannon.Result> {
+  const { method = 'GET', path = '/', perRequest } = scenario.request ?? {}
+  const headers = { ...scenario.request?.headers, ...prepared }
   return autocannon({
     url: `http://127.0.0.1:${port}${path}`,
     method: method as autocannon.Request['method'],
@@ -46,9 +47,10 @@ export async function measure (suite: string, name: string, scenario: Scenario, 
   const child = fork(SERVER, [suite, name], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
   try {
     const { port } = await ask(child, '', 'ready') as { port: number }
-    await load(port, scenario, 1, connections)
+    const prepared = scenario.prepare === undefined ? {} : await scenario.prepare(`http://127.0.0.1:${port}`)
+    await load(port, scenario, 1, connections, prepared)
     await ask(child, 'reset', 'reset')
-    const result = await load(port, scenario, seconds, connections)
+    const result = await load(port, scenario, seconds, connections, prepared)
     const stats = await ask(child, 'stats', 'stats') as { cpuMicros: number, requests: number }
     const expected = scenario.expectStatus ?? 200
     const wrong = expected >= 200 && expected < 300 ? result.non2xx : result.requests.total - result.non2xx

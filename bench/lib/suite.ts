@@ -14,6 +14,11 @@ export interface Scenario {
     /** Headers made anew for every request (e.g. a fresh token), in the load generator. */
     perRequest?: () => Record<string, string>
   }
+  /**
+   * Run by the load generator once the server listens (e.g. sign in over
+   * HTTP); the headers it returns are sent with every request.
+   */
+  prepare?: (baseUrl: string) => Promise<Record<string, string>>
   /** Status every response must have. Default: 200. */
   expectStatus?: number
 }
