@@ -54,6 +54,8 @@ test('next and error never inject anything', async (t) => {
   t.match(quoted, 'data-next="/a%22b%3Cc"', 'a kept next is encoded')
   t.match((await app.inject('/_server/login_page?error=invalid')).body, '>Invalid identity or password.</p>')
   t.match((await app.inject('/_server/login_page?error=locked')).body, '>Too many failed sign-ins. Try again later.</p>')
+  t.match((await app.inject('/_server/login_page?error=locked&retry=30')).body, '>Too many failed sign-ins. Try again in 30 seconds.</p>', 'the lockout wait')
+  t.match((await app.inject('/_server/login_page?error=locked&retry=%3Cb%3E')).body, '>Too many failed sign-ins. Try again later.</p>', 'a retry that is not digits is not shown')
   t.match((await app.inject('/_server/login_page?error=%3Cb%3Ehi')).body, '<p id="error" role="alert" aria-live="polite" tabindex="-1"></p>', 'unknown codes show nothing')
 })
 

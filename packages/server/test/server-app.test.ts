@@ -108,6 +108,8 @@ test('form login without JavaScript: 303 to the validated next', async (t) => {
   t.equal(wrong.headers.location, '/_server/login_page?error=invalid&next=%2Forders')
   t.notOk(wrong.headers['set-cookie'])
   t.equal((await form('identity=alice')).headers.location, '/_server/login_page?error=missing&next=%2F')
+  for (let i = 0; i < 4; i++) await form('identity=alice&password=nope')
+  t.equal((await form('identity=alice&password=correct+horse')).headers.location, '/_server/login_page?error=locked&retry=30&next=%2F', 'locked: back to the page with the wait')
 })
 
 test('logout destroys the session and clears the cookie', async (t) => {

@@ -14,8 +14,10 @@ const MESSAGES: Readonly<Record<string, string>> = {
 
 const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
 
-function render (mountPath: string, methods: readonly LoginMethodDescription[], next: string, errorCode: unknown): string {
-  const message = typeof errorCode === 'string' ? MESSAGES[errorCode] ?? '' : ''
+function render (mountPath: string, methods: readonly LoginMethodDescription[], next: string, errorCode: unknown, retry: unknown): string {
+  let message = typeof errorCode === 'string' ? MESSAGES[errorCode] ?? '' : ''
+  // The lockout wait: digits only, so nothing else from the URL is shown.
+  if (errorCode === 'locked' && typeof retry === 'string' && /^\d{1,6}$/.test(retry)) message = `Too many failed sign-ins. Try again in ${retry} seconds.`
   const nextParam = encodeURIComponent(next)
   const parts: string[] = []
   for (const method of methods) {
@@ -66,9 +68,9 @@ export function registerLoginPage (app: FastifyInstance, mountPath: string, meth
     'referrer-policy': 'no-referrer',
     'cache-control': 'no-store'
   }
-  app.get<{ Querystring: { next?: unknown, error?: unknown } }>('/login_page', async (request, reply) => {
+  app.get<{ Querystring: { next?: unknown, error?: unknown, retry?: unknown } }>('/login_page', async (request, reply) => {
     const next = safeNextPath(request.query.next)
-    return reply.headers(security).type('text/html; charset=utf-8').send(render(mountPath, methods(), next, request.query.error))
+    return reply.headers(security).type('text/html; charset=utf-8').send(render(mountPath, methods(), next, request.query.error, request.query.retry))
   })
   app.get('/login.css', async (_request, reply) => reply.header('x-content-type-options', 'nosniff').header('cache-control', 'public, max-age=3600').type('text/css; charset=utf-8').send(LOGIN_CSS))
   app.get('/login.js', async (_request, reply) => reply.header('x-content-type-options', 'nosniff').header('cache-control', 'public, max-age=3600').type('text/javascript; charset=utf-8').send(LOGIN_JS))

@@ -81,7 +81,9 @@ export class PasswordMethod implements AuthMethod {
       // Without JavaScript a failure goes back to the page, which shows a
       // message chosen by a fixed code.
       const browser = isBrowserForm(request.headers)
-      const backToPage = (error: string) => reply.code(303).header('location', `${app.prefix}/login_page?error=${error}&next=${encodeURIComponent(safeNextPath(next))}`).send()
+      const backToPage = (error: string, retry?: number) => reply.code(303)
+        .header('location', `${app.prefix}/login_page?error=${error}${retry === undefined ? '' : `&retry=${retry}`}&next=${encodeURIComponent(safeNextPath(next))}`)
+        .send()
       if (typeof identity !== 'string' || identity === '' || identity.length > 200 ||
         typeof password !== 'string' || password === '' || password.length > 1024) {
         if (browser) return backToPage('missing')
@@ -92,7 +94,7 @@ export class PasswordMethod implements AuthMethod {
       const addressKey = `address:${request.ip}`
       const locked = Math.max(await this.#store.lockedFor(identityKey, now), await this.#store.lockedFor(addressKey, now))
       if (locked > 0) {
-        if (browser) return backToPage('locked')
+        if (browser) return backToPage('locked', locked)
         throw new HttpError(429, `Too many failed sign-ins; try again in ${locked} s`, { code: LOCKED, headers: { 'retry-after': String(locked) } })
       }
       const user = await this.#users.verify(identity, password)
