@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util'
 import { FileApiKeyStore } from '@gatehouse/auth'
 import { parseExpiry } from './duration.js'
-import { UsageError, type CliIo } from './io.js'
+import { onlyArgument, UsageError, type CliIo } from './io.js'
 import { keysFile, storeDir } from './store-paths.js'
 import { formatTable } from './table.js'
 
@@ -16,8 +16,7 @@ Options: --store <dir> (default: $GATEHOUSE_STORE or ./.gatehouse)
 const KEY_ID = /^[0-9a-f]{16}$/
 
 function keyIdArgument (positionals: string[]): string {
-  const keyId = positionals[0]
-  if (positionals.length !== 1 || keyId === undefined) throw new UsageError('give exactly one keyId')
+  const keyId = onlyArgument(positionals, 'keyId')
   if (!KEY_ID.test(keyId)) throw new UsageError(`a keyId is 16 hex characters (the part after gak_), not ${JSON.stringify(keyId)}`)
   return keyId
 }

@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util'
 import { FileUserStore } from '@gatehouse/auth'
-import { UsageError, type CliIo } from './io.js'
+import { onlyArgument, UsageError, type CliIo } from './io.js'
 import { readNewPassword } from './password-input.js'
 import { storeDir, usersFile } from './store-paths.js'
 import { formatTable } from './table.js'
@@ -14,12 +14,6 @@ export const USERS_USAGE = `Usage:
   gatehouse users delete <identity>
 Options: --store <dir> (default: $GATEHOUSE_STORE or ./.gatehouse)
 `
-
-function identityArgument (positionals: string[]): string {
-  const identity = positionals[0]
-  if (positionals.length !== 1 || identity === undefined) throw new UsageError('give exactly one identity')
-  return identity
-}
 
 /** `gatehouse users …`; resolves with the exit code. */
 export async function usersCommand (args: string[], io: CliIo): Promise<number> {
@@ -40,7 +34,7 @@ export async function usersCommand (args: string[], io: CliIo): Promise<number> 
   }
   switch (action) {
     case 'add': {
-      const identity = identityArgument(positionals)
+      const identity = onlyArgument(positionals, 'identity')
       const user = await store.add(identity, { password: await readNewPassword(io), tags: values.tags ?? [] })
       io.stderr.write(`Added ${user.identity}${user.tags.length > 0 ? ` with tags ${user.tags.join(',')}` : ''}.\n`)
       return 0
@@ -53,7 +47,7 @@ export async function usersCommand (args: string[], io: CliIo): Promise<number> 
       return 0
     }
     case 'passwd': {
-      const identity = identityArgument(positionals)
+      const identity = onlyArgument(positionals, 'identity')
       if (await store.get(identity) === null) return missing(identity)
       if (!await store.setPassword(identity, await readNewPassword(io))) return missing(identity)
       io.stderr.write(`Password of ${identity} changed.\n`)
@@ -61,13 +55,13 @@ export async function usersCommand (args: string[], io: CliIo): Promise<number> 
     }
     case 'disable':
     case 'enable': {
-      const identity = identityArgument(positionals)
+      const identity = onlyArgument(positionals, 'identity')
       if (!await store.setEnabled(identity, action === 'enable')) return missing(identity)
       io.stderr.write(`${action === 'enable' ? 'Enabled' : 'Disabled'} ${identity}.\n`)
       return 0
     }
     case 'delete': {
-      const identity = identityArgument(positionals)
+      const identity = onlyArgument(positionals, 'identity')
       if (!await store.delete(identity)) return missing(identity)
       io.stderr.write(`Deleted ${identity}.\n`)
       return 0
