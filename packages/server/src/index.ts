@@ -18,3 +18,5 @@ export type { AuthMixinOptions, ServerAuthConfig } from './app-server/auth-mixin
 export { RoutedApplication, route } from './app-server/routed-application.js'
 export type { RouteDecoratorOptions } from './app-server/routed-application.js'
 export { SUPERADMIN } from './server-app/admin-api.js'
+export { OidcMethod, normaliseExternalUrl, OIDC_FAILED, OIDC_UNAVAILABLE } from './server-app/oidc-method.js'
+export type { OidcMethodContext, OidcProviderOptions } from './server-app/oidc-method.js'

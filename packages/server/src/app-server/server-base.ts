@@ -7,6 +7,8 @@ import '@gatehouse/errors'
 import '@gatehouse/logging'
 import '@gatehouse/auth'
 import '@gatehouse/session'
+import type { AuthMethod } from '../server-app/auth-method.js'
+import { OidcMethod, type OidcProviderOptions } from '../server-app/oidc-method.js'
 import { PasswordMethod, type LoginOptions } from '../server-app/password-method.js'
 import { serverApp } from '../server-app/server-app.js'
 import type { RoutedApplication } from './routed-application.js'
@@ -23,8 +25,12 @@ export interface ServerBaseOptions {
   debug?: boolean
   /** The public origin (absolute http/https URL), for redirect URIs. */
   externalUrl?: string
-  /** Options of the `_server` app; `login` is the lockout policy. */
-  serverApp?: { login?: LoginOptions }
+  /**
+   * Options of the `_server` app: `login` is the lockout policy; `oidc` the
+   * OpenID Providers by name (needs `externalUrl`); `allowInsecureIssuers`
+   * lets an issuer be plain http (a loopback test provider only).
+   */
+  serverApp?: { login?: LoginOptions, oidc?: Readonly<Record<string, OidcProviderOptions>>, allowInsecureIssuers?: boolean }
   /** Component settings, as in a recipe (`{ cors: true, compression: { minimumSize: 1000 } }`). */
   middleware?: Recipe['middleware']
   /** Options of the session component (always on: the `_server` app needs it). */
@@ -90,10 +96,14 @@ export class ServerBase {
       },
       ...(authMiddleware === undefined ? {} : { authMiddleware: authMiddleware as Record<string, unknown> })
     }
+    const methods: AuthMethod[] = users === undefined ? [] : [new PasswordMethod({ users, ...options.serverApp?.login })]
+    for (const [name, provider] of Object.entries(options.serverApp?.oidc ?? {})) {
+      methods.push(new OidcMethod(name, provider, { externalUrl: options.externalUrl as string, allowInsecureIssuer: options.serverApp?.allowInsecureIssuers === true }))
+    }
     await middlewareChain(app, recipe)
     await app.register(serverApp, {
       prefix: '/_server',
-      methods: users === undefined ? [] : [new PasswordMethod({ users, ...options.serverApp?.login })],
+      methods,
       ...(users === undefined && tokens === undefined ? {} : { admin: { ...(users === undefined ? {} : { users }), ...(tokens === undefined ? {} : { tokens }) } })
     })
     if (options.primary !== undefined) await app.register(async (child) => { options.primary!.register(child) })

@@ -1,0 +1,209 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import * as oidc from 'openid-client'
+import { Avatar, errorForLog, HttpError, parseTags, safeNextPath } from '@gatehouse/core'
+import type { Session } from '@gatehouse/session'
+import type { AuthMethod, LoginMethodDescription } from './auth-method.js'
+
+/** One OpenID Provider (`serverApp.oidc.<name>`). */
+export interface OidcProviderOptions {
+  /** The issuer URL (discovery at `<issuer>/.well-known/openid-configuration`). */
+  issuer: string
+  clientId: string
+  clientSecret: string
+  /** Default: `openid email profile`. */
+  scopes?: string
+  /** Claim naming the caller. Default: `sub`. With `email`, an `email_verified: false` is refused. */
+  identityClaim?: string
+  /** Tags every caller from this provider gets. */
+  tags?: string | readonly string[]
+  /** Button text. Default: the provider's name. */
+  label?: string
+}
+
+/** What {@link OidcMethod} needs besides the provider. */
+export interface OidcMethodContext {
+  /** The public origin; the redirect URI is `<externalUrl>/_server/auth/oidc:<name>/callback`. */
+  externalUrl: string
+  /** Allow plain-http issuers (loopback test providers only). Default: false. */
+  allowInsecureIssuer?: boolean
+  /** Clock (ms), for tests. Default: `Date.now`. */
+  now?: () => number
+}
+
+export const OIDC_FAILED = 'GATEHOUSE_SERVER_OIDC_FAILED'
+export const OIDC_UNAVAILABLE = 'GATEHOUSE_SERVER_OIDC_UNAVAILABLE'
+
+/** A login in progress, kept in the session under its state until the callback consumes it. */
+interface Transaction {
+  provider: string
+  verifier: string
+  nonce: string
+  next: string
+  createdAt: number
+}
+
+const TRANSACTIONS = 'gatehouse.oidc'
+const TRANSACTION_TTL_MS = 10 * 60 * 1000
+const MAX_TRANSACTIONS = 5
+const NAME = /^[a-z0-9][a-z0-9_-]{0,39}$/
+
+/** `externalUrl` without a trailing slash; throws `TypeError` when it is not an absolute http(s) URL. */
+export function normaliseExternalUrl (externalUrl: unknown, provider: string): string {
+  let url: URL | undefined
+  try {
+    url = typeof externalUrl === 'string' ? new URL(externalUrl) : undefined
+  } catch {}
+  if (url === undefined || (url.protocol !== 'https:' && url.protocol !== 'http:') || url.search !== '' || url.hash !== '') {
+    throw new TypeError(`OIDC provider "${provider}" needs externalUrl, an absolute http(s) URL without query (the redirect URI is built from it)`)
+  }
+  return url.href.replace(/\/+$/, '')
+}
+
+function failure (detail: string, cause?: unknown): HttpError {
+  return new HttpError(400, detail, { code: OIDC_FAILED, ...(cause === undefined ? {} : { cause }) })
+}
+
+/**
+ * Sign-in with an OpenID Provider: authorization code flow with PKCE S256,
+ * state and nonce (openid-client). `GET <prefix>/auth/oidc:<name>/start`
+ * redirects to the provider; `…/callback` checks the answer, validates the
+ * id_token, and signs the caller in with a regenerated session.
+ */
+export class OidcMethod implements AuthMethod {
+  readonly id: string
+  readonly name: string
+  readonly redirectUri: string
+  readonly #options: OidcProviderOptions
+  readonly #allowInsecure: boolean
+  readonly #now: () => number
+  readonly #tags: string[]
+  #configuration: Promise<oidc.Configuration> | undefined
+
+  constructor (name: string, options: OidcProviderOptions, context: OidcMethodContext) {
+    if (!NAME.test(name)) throw new TypeError(`OIDC provider name ${JSON.stringify(name)} must be lower-case letters, digits, - or _`)
+    for (const key of ['issuer', 'clientId', 'clientSecret'] as const) {
+      if (typeof options?.[key] !== 'string' || options[key] === '') throw new TypeError(`OIDC provider "${name}" needs ${key}`)
+    }
+    this.name = name
+    this.id = `oidc:${name}`
+    this.redirectUri = `${normaliseExternalUrl(context?.externalUrl, name)}/_server/auth/oidc:${name}/callback`
+    this.#options = options
+    this.#allowInsecure = context.allowInsecureIssuer === true
+    this.#now = context.now ?? Date.now
+    this.#tags = parseTags(options.tags)
+  }
+
+  describe (prefix: string): LoginMethodDescription {
+    return { id: this.id, kind: 'redirect', label: this.#options.label ?? this.name, url: `${prefix}/auth/oidc:${this.name}/start` }
+  }
+
+  // Discovery on first use, cached; a failure is retried on the next login.
+  #config (request: FastifyRequest): Promise<oidc.Configuration> {
+    this.#configuration ??= oidc.discovery(
+      new URL(this.#options.issuer),
+      this.#options.clientId,
+      undefined,
+      oidc.ClientSecretPost(this.#options.clientSecret),
+      this.#allowInsecure ? { execute: [oidc.allowInsecureRequests], timeout: 5 } : { timeout: 5 }
+    )
+    return this.#configuration.catch((err: unknown) => {
+      this.#configuration = undefined
+      request.log.warn({ err: errorForLog(err) }, `oidc:${this.name}: discovery failed`)
+      throw new HttpError(502, 'The identity provider cannot be reached', { code: OIDC_UNAVAILABLE, cause: err })
+    })
+  }
+
+  register (app: FastifyInstance): void {
+    // One pair of parametric routes serves every provider: route parameters
+    // are percent-decoded, so `oidc:local` and `oidc%3Alocal` both arrive.
+    let methods = byApp.get(app)
+    if (methods === undefined) {
+      byApp.set(app, methods = new Map())
+      const found = methods
+      const method = (id: string): OidcMethod => {
+        const m = found.get(id)
+        if (m === undefined) throw new HttpError(404, `No sign-in method ${id}`)
+        return m
+      }
+      app.get<{ Params: { method: string }, Querystring: { next?: unknown } }>('/auth/:method/start', (request, reply) => method(request.params.method).#start(request, reply))
+      app.get<{ Params: { method: string }, Querystring: Record<string, string | undefined> }>('/auth/:method/callback', (request, reply) => method(request.params.method).#callback(request, reply))
+    }
+    methods.set(this.id, this)
+  }
+
+  async #start (request: FastifyRequest<{ Querystring: { next?: unknown } }>, reply: FastifyReply): Promise<FastifyReply> {
+    const session = request.scope.session as Session | undefined
+    if (session === undefined) throw new HttpError(500, 'The session component is not on')
+    const config = await this.#config(request)
+    const verifier = oidc.randomPKCECodeVerifier()
+    const state = oidc.randomState()
+    const nonce = oidc.randomNonce()
+    const now = this.#now()
+    const pending = { ...(session.get(TRANSACTIONS) as Record<string, Transaction> | undefined) }
+    for (const [key, tx] of Object.entries(pending)) if (now - tx.createdAt > TRANSACTION_TTL_MS) delete pending[key]
+    const oldest = Object.entries(pending).sort(([, a], [, b]) => a.createdAt - b.createdAt)
+    while (oldest.length >= MAX_TRANSACTIONS) delete pending[oldest.shift()![0]]
+    pending[state] = { provider: this.id, verifier, nonce, next: safeNextPath(request.query.next), createdAt: now }
+    session.set(TRANSACTIONS, pending)
+    const url = oidc.buildAuthorizationUrl(config, {
+      redirect_uri: this.redirectUri,
+      scope: this.#options.scopes ?? 'openid email profile',
+      state,
+      nonce,
+      code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+      code_challenge_method: 'S256'
+    })
+    return reply.code(302).header('cache-control', 'no-store').header('location', url.href).send()
+  }
+
+  async #callback (request: FastifyRequest<{ Querystring: Record<string, string | undefined> }>, reply: FastifyReply): Promise<FastifyReply> {
+    const session = request.scope.session as Session | undefined
+    if (session === undefined) throw new HttpError(500, 'The session component is not on')
+    const state = request.query.state
+    const pending = { ...(session.get(TRANSACTIONS) as Record<string, Transaction> | undefined) }
+    const tx = typeof state === 'string' ? pending[state] : undefined
+    if (tx === undefined || tx.provider !== this.id || this.#now() - tx.createdAt > TRANSACTION_TTL_MS) {
+      // No transaction: a forged, replayed or foreign callback (login CSRF).
+      throw failure('No sign-in is in progress for this answer; start again')
+    }
+    delete pending[state!]
+    session.set(TRANSACTIONS, pending)
+    if (typeof request.query.error === 'string') {
+      request.log.info(`oidc:${this.name}: the provider answered ${request.query.error}`)
+      throw failure('The identity provider refused the sign-in')
+    }
+    const config = await this.#config(request)
+    // The URL the provider redirected to, rebuilt from externalUrl (never Host).
+    const current = new URL(this.redirectUri)
+    current.search = new URL(request.url, 'http://placeholder').search
+    let tokens: Awaited<ReturnType<typeof oidc.authorizationCodeGrant>>
+    try {
+      tokens = await oidc.authorizationCodeGrant(config, current, { pkceCodeVerifier: tx.verifier, expectedState: state, expectedNonce: tx.nonce, idTokenExpected: true })
+    } catch (err) {
+      request.log.warn({ err: errorForLog(err) }, `oidc:${this.name}: the code exchange or the id_token was refused`)
+      throw failure('The sign-in could not be completed', err)
+    }
+    const claims = tokens.claims()
+    if (claims === undefined) throw failure('The identity provider sent no id_token')
+    const claim = this.#options.identityClaim ?? 'sub'
+    let source: Record<string, unknown> = claims
+    if (claims[claim] === undefined) {
+      try {
+        source = await oidc.fetchUserInfo(config, tokens.access_token, claims.sub)
+      } catch (err) {
+        request.log.warn({ err: errorForLog(err) }, `oidc:${this.name}: userinfo failed`)
+        throw failure('The identity provider did not name the user')
+      }
+    }
+    const identity = source[claim]
+    if (typeof identity !== 'string' || identity === '') throw failure(`The identity provider sent no ${claim}`)
+    if (claim === 'email' && source.email_verified === false) throw failure('The e-mail address is not verified by the identity provider')
+    session.login(identity, this.#tags)
+    // This request's caller came by OIDC; later requests are `session`.
+    request.scope.auth = new Avatar(identity, { tags: this.#tags, backend: this.id })
+    return reply.code(303).header('location', tx.next).send()
+  }
+}
+
+// The OIDC methods of each `_server` app instance, by id.
+const byApp = new WeakMap<FastifyInstance, Map<string, OidcMethod>>()
