@@ -13,8 +13,10 @@ export interface HttpErrorOptions {
   cause?: unknown
 }
 
-// Header values end up on the wire: a CR or LF would split the response.
-const UNSAFE_HEADER_VALUE = /[\r\n\0]/
+// Header values go on the wire as they are: only tab and visible ASCII are
+// safe (Node refuses the rest with an exception at send time).
+const SAFE_HEADER_VALUE = /^[\t\x20-\x7e]*$/
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/
 
 /**
  * An error that becomes an HTTP response with `status` and `detail` as its
@@ -42,8 +44,9 @@ export class HttpError extends Error {
     const headers: Record<string, string | readonly string[]> = {}
     for (const [name, value] of Object.entries(options.headers ?? {})) {
       const values = typeof value === 'string' ? [value] : value
-      if (values.some((v) => typeof v !== 'string' || UNSAFE_HEADER_VALUE.test(v))) {
-        throw new TypeError(`HttpError header ${name} has a value that is not a safe header string`)
+      if (!HEADER_NAME.test(name)) throw new TypeError(`HttpError header name ${JSON.stringify(name)} is not a token`)
+      if (!Array.isArray(values) || values.some((v) => typeof v !== 'string' || !SAFE_HEADER_VALUE.test(v))) {
+        throw new TypeError(`HttpError header ${name} has a value that is not tab or visible ASCII`)
       }
       headers[name.toLowerCase()] = value
     }
@@ -65,9 +68,8 @@ export class Redirect extends Error {
     if (!Number.isInteger(status) || status < 300 || status > 399) {
       throw new TypeError(`Redirect status must be an integer from 300 to 399, got ${String(status)}`)
     }
-    // eslint-disable-next-line no-control-regex
-    if (typeof location !== 'string' || location === '' || /[\x00-\x1f\x7f]/.test(location)) {
-      throw new TypeError('Redirect location must be a non-empty string without control characters')
+    if (typeof location !== 'string' || !/^[\x21-\x7e]+$/.test(location)) {
+      throw new TypeError('Redirect location must be visible ASCII without spaces (percent-encode it, e.g. with encodeURI)')
     }
     super(`Redirect to ${location}`)
     this.name = 'Redirect'

@@ -18,7 +18,7 @@ export type { ChainStep, ComponentSetting, Recipe } from './recipe.js'
 export { loadRecipe, recipeFromConfig, serverSectionSchema } from './load-recipe.js'
 export type { GatehouseConfig, LoadRecipeOptions, ServerSection } from './load-recipe.js'
 export { validateOptions } from './validate.js'
-export { errorForLog, redactHeaders, redactQuery, redactText, REDACTED } from './redact.js'
+export { errorForLog, redactHeaders, redactPath, redactQuery, redactText, REDACTED, safeString } from './redact.js'
 export {
   GATEHOUSE_CORE_CONFIG_FILE,
   GATEHOUSE_CORE_DUPLICATE_COMPONENT,

@@ -52,7 +52,7 @@ export function resolveRecipe (recipe: Recipe, registry: ComponentRegistry): Cha
 
   const chosen = new Map<string, Record<string, unknown> | null>()
   for (const [name, setting] of Object.entries(middleware)) {
-    if (!registry.has(name)) throw new GATEHOUSE_CORE_UNKNOWN_COMPONENT(name, registry.names().join(', ') || 'none')
+    if (name === '__proto__' || !registry.has(name)) throw new GATEHOUSE_CORE_UNKNOWN_COMPONENT(name, registry.names().join(', ') || 'none')
     chosen.set(name, settingOptions(setting, joinPath('middleware', name)))
   }
 

@@ -19,6 +19,19 @@ declare module 'fastify' {
 
 const enforcers = new WeakSet<onRequestHookHandler>()
 
+/** Marks a route config whose rule was compiled (a symbol: JSON and users never see it). */
+export const kRuleEnforced = Symbol('gatehouse.ruleEnforced')
+
+/**
+ * True when a route's config names a rule that no `onRoute` hook compiled:
+ * the route was declared before the chain (or the first component), so its
+ * rule would not be enforced. Such requests are refused (fail closed).
+ */
+export function unenforcedRule (config: unknown): boolean {
+  const c = config as { authRule?: unknown, [kRuleEnforced]?: boolean } | undefined
+  return c?.authRule !== undefined && c[kRuleEnforced] !== true
+}
+
 
 /**
  * Adds the `onRoute` hook that compiles each route's `authRule` once and
@@ -59,5 +72,6 @@ export function enforceRouteRules (app: FastifyInstance): void {
     }
     enforcers.add(enforceAuthRule)
     route.onRequest = [enforceAuthRule, ...existing] as RouteOptions['onRequest']
+    route.config = { ...(route.config as object | undefined), [kRuleEnforced]: true } as RouteOptions['config']
   })
 }

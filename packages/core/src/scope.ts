@@ -1,7 +1,8 @@
 import type { FastifyInstance, FastifyPluginCallback } from 'fastify'
 import fp from 'fastify-plugin'
 import type { Avatar } from './avatar.js'
-import { enforceRouteRules } from './route-rules.js'
+import { GATEHOUSE_CORE_FORBIDDEN } from './errors.js'
+import { enforceRouteRules, unenforcedRule } from './route-rules.js'
 
 /**
  * Per-request state shared by the components, at `request.scope`. Other
@@ -37,6 +38,13 @@ const scopePlugin: FastifyPluginCallback = function scope (app, _opts, done) {
   app.decorateRequest<null>('scope', null)
   app.addHook('onRequest', function createScope (request, _reply, next) {
     request.scope = { auth: null }
+    // A hook added here reaches routes declared earlier too; their rules were
+    // never compiled, so refuse rather than serve them open.
+    if (unenforcedRule(request.routeOptions.config)) {
+      request.log.error(`authRule of ${request.method} ${request.routeOptions.url ?? ''} is not enforced: declare routes after middlewareChain (or the first Gatehouse component); refusing`)
+      next(new GATEHOUSE_CORE_FORBIDDEN())
+      return
+    }
     next()
   })
   enforceRouteRules(app)

@@ -42,8 +42,11 @@ export function validateOptions (
 ): void {
   const error = Value.Errors(schema, value).First()
   if (error === undefined) return
+  const keys = pointerKeys(error.path)
+  // A missing key has no display entry; name it as the file would spell it.
+  const parent = display?.get(error.path.slice(0, error.path.lastIndexOf('/')))
   const path = display?.get(error.path) ??
-    pointerKeys(error.path).reduce((p, key) => joinPath(p, key), label)
+    (parent !== undefined ? joinPath(parent, camelToSnake(keys.at(-1) ?? '')) : keys.reduce((p, key) => joinPath(p, key), label))
   if (error.type === ValueErrorType.ObjectAdditionalProperties) {
     const key = pointerKeys(error.path).at(-1) ?? ''
     const hint = display === undefined && key.includes('_') ? ` (options are camelCase: ${snakeToCamel(key)})` : ''
@@ -85,12 +88,13 @@ export function fromFileKeys (
   const patterns = Object.values((objectSchema.patternProperties ?? {}) as Record<string, TSchema>)
   const result: Record<string, unknown> = {}
   for (const [fileKey, item] of Object.entries(value)) {
-    if (fileKey in properties && camelToSnake(fileKey) !== fileKey) {
+    if (fileKey === '__proto__') throw new GATEHOUSE_CORE_INVALID_OPTIONS(joinPath(path, fileKey), 'not allowed as a key')
+    if (Object.hasOwn(properties, fileKey) && camelToSnake(fileKey) !== fileKey) {
       throw new GATEHOUSE_CORE_INVALID_OPTIONS(joinPath(path, fileKey), `unknown option (config files use snake_case: ${camelToSnake(fileKey)})`)
     }
     const camel = snakeToCamel(fileKey)
-    const key = camel in properties && camelToSnake(camel) === fileKey ? camel : fileKey
-    const itemSchema = properties[key] ?? patterns[0]
+    const key = Object.hasOwn(properties, camel) && camelToSnake(camel) === fileKey ? camel : fileKey
+    const itemSchema = Object.hasOwn(properties, key) ? properties[key] : patterns[0]
     const itemPointer = childPointer(pointer, key)
     const itemPath = joinPath(path, fileKey)
     result[key] = itemSchema === undefined

@@ -85,7 +85,7 @@ test('error response: onError, onSend and onResponse descend', async (t) => {
   t.same(of(trace, 'preSerialization'), [], 'an error payload is not serialised through preSerialization')
 })
 
-test('a hook thrown in the request phase still unwinds through the response hooks', async (t) => {
+test('an error raised while parsing the body unwinds through the response hooks', async (t) => {
   const trace: string[] = []
   const { app, done } = await build(trace)
   t.teardown(() => app.close())
@@ -108,4 +108,26 @@ test('control: registered directly, Fastify runs onSend in registration order', 
   app.get('/', async () => 'ok')
   await app.inject('/')
   t.same(of(trace, 'onSend'), ASCENDING, 'without the chain the response phase is not an onion')
+})
+
+test('an error thrown from a component\'s onRequest hook unwinds through every response hook', async (t) => {
+  const trace: string[] = []
+  const registry = recordingRegistry(SPECS, trace)
+  const { defineComponent } = await import('@gatehouse/core')
+  defineComponent({ name: 'thrower', order: 350, default: true, plugin: async (app) => { app.addHook('onRequest', async () => { trace.push('thrower:onRequest'); throw new Error('refused') }) } }, registry)
+  const app = Fastify()
+  t.teardown(() => app.close())
+  await middlewareChain(app, {}, { registry })
+  let settle: () => void = () => {}
+  const finished = new Promise<void>((resolve) => { settle = resolve })
+  app.addHook('onResponse', async () => { settle() })
+  app.get('/', async () => 'never')
+  const res = await app.inject('/')
+  await finished
+  t.equal(res.statusCode, 500)
+  t.same(of(trace, 'onRequest'), ['logging-like', 'security-like', 'thrower'], 'request hooks stop at the thrower')
+  t.same(of(trace, 'preHandler'), [])
+  t.same(of(trace, 'onError'), DESCENDING, 'every component sees the error, innermost first')
+  t.same(of(trace, 'onSend'), DESCENDING)
+  t.same(of(trace, 'onResponse'), DESCENDING)
 })

@@ -34,6 +34,8 @@ export function describeError (thrown: unknown): ErrorDescription {
   const statusText = STATUS_CODES[statusCode] ?? 'Error'
   const message = exposed && typeof error.message === 'string' && error.message !== '' ? error.message : statusText
   const code = exposed && typeof error.code === 'string' ? error.code : undefined
-  const headers = error.headers !== null && typeof error.headers === 'object' ? error.headers as Record<string, unknown> : NO_HEADERS
+  // Only an HttpError's headers (validated when it was made) reach the
+  // response: an upstream client error's headers are not ours to forward.
+  const headers = thrown instanceof HttpError ? thrown.headers : NO_HEADERS
   return { statusCode, error: statusText, message, code, headers, exposed }
 }

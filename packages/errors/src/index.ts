@@ -1,5 +1,5 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
-import { defineComponent, errorForLog, formatChallenge, HttpError, ORDER, Redirect, redactText } from '@gatehouse/core'
+import { defineComponent, errorForLog, formatChallenge, HttpError, ORDER, Redirect, redactPath, redactText } from '@gatehouse/core'
 import { acceptsHtml, acceptsJson } from './accept.js'
 import { describeError } from './describe-error.js'
 import { loginUrl } from './login-url.js'
@@ -85,12 +85,27 @@ const errors: FastifyPluginAsync<ErrorsOptions> = async function errors (app, op
     reply.type('application/json; charset=utf-8').send(JSON.stringify(body))
   }
 
+  // If answering an error fails in turn, the caller still gets a bare 500:
+  // never Fastify's fallback, which would show Node's internal message.
+  const BARE_500 = JSON.stringify({ statusCode: 500, error: 'Internal Server Error', message: 'Internal Server Error' })
+  function sendSafely (thrown: unknown, request: FastifyRequest, reply: FastifyReply): void {
+    try {
+      send(thrown, request, reply)
+    } catch (err) {
+      request.log.error({ err: errorForLog(err) }, 'errors: could not answer an error; sending a bare 500')
+      if (!reply.raw.headersSent) {
+        reply.removeHeader('location')
+        reply.code(500).type('application/json; charset=utf-8').send(BARE_500)
+      }
+    }
+  }
+
   app.setErrorHandler(function gatehouseErrorHandler (error, request, reply) {
-    send(error, request, reply)
+    sendSafely(error, request, reply)
   })
   if (opts.notFound) {
     app.setNotFoundHandler(function gatehouseNotFound (request, reply) {
-      send(new HttpError(404, `Route ${request.method}:${pathOf(request.url)} not found`), request, reply)
+      sendSafely(new HttpError(404, `Route ${request.method}:${redactPath(pathOf(request.url))} not found`), request, reply)
     })
   }
 }

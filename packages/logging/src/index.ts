@@ -1,10 +1,10 @@
 import type { FastifyBaseLogger, FastifyPluginAsync, FastifyRequest } from 'fastify'
-import { defineComponent, ORDER, redactHeaders, redactQuery, redactText } from '@gatehouse/core'
+import { defineComponent, ORDER, redactHeaders, redactPath, redactQuery, redactText, safeString } from '@gatehouse/core'
 import { loggingOptionsSchema, resolveLoggingOptions, type LoggingOptions } from './options.js'
 
 function pathOnly (url: string): string {
   const q = url.indexOf('?')
-  return q === -1 ? url : url.slice(0, q)
+  return redactPath(q === -1 ? url : url.slice(0, q))
 }
 
 // pino's numeric levels; the logger's level is read per request because
@@ -43,7 +43,7 @@ const logging: FastifyPluginAsync<LoggingOptions> = async function logging (app,
     const elapsed = reply.elapsedTime.toFixed(1)
     const failure = failures.get(request)
     if (failure !== undefined && reply.statusCode >= 500) {
-      const message = failure instanceof Error ? failure.message : String(failure)
+      const message = failure instanceof Error ? safeString(failure.message) : safeString(failure)
       log.error({ reqId: request.id, statusCode: reply.statusCode }, `-> ${request.method} ${target(request)} ERROR: ${redactText(message)} (${elapsed}ms)`)
     } else if (enabled(log, level)) {
       log[level]({ reqId: request.id, statusCode: reply.statusCode }, `-> ${request.method} ${target(request)} ${reply.statusCode} (${elapsed}ms)`)
