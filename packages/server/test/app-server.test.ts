@@ -165,3 +165,23 @@ test('RoutedApplication lists its routes; @route checks its path', async (t) => 
   t.same(new Shop().routes, [{ path: '/orders', method: 'GET' }, { path: '/orders', method: 'POST' }, { path: '/', method: 'GET' }])
   t.throws(() => route('orders'), /must start with "\/"/)
 })
+
+test('server.register adds routes inside the chain; too late is an error', async (t) => {
+  const server = new AppServer({ users: { alice: { password: 'alice-pass', tags: 'ops' } }, login: true })
+  t.teardown(() => server.close())
+  server.register(async (app) => { app.get('/extra', { authRule: 'ops' }, async (req) => ({ for: req.scope.auth?.identity })) })
+  const nav = await server.inject({ url: '/extra', headers: { accept: 'text/html' } })
+  t.equal(nav.statusCode, 302, 'the errors component (login negotiation) covers it')
+  const cookie = String((await server.inject({ method: 'POST', url: '/_server/login', payload: { identity: 'alice', password: 'alice-pass' } })).headers['set-cookie']).split(';')[0]!
+  t.same((await server.inject({ url: '/extra', headers: { cookie } })).json(), { for: 'alice' })
+  t.throws(() => server.register(async () => {}), /before the server is ready/)
+})
+
+test('a rule on a route added to server.fastify before the chain is refused, never open', async (t) => {
+  const server = new AppServer({})
+  t.teardown(() => server.close())
+  server.fastify.get('/early', { config: { authRule: 'ops' } }, async () => 'open!')
+  const res = await server.inject('/early')
+  t.equal(res.statusCode, 403)
+  t.notMatch(res.body, /open!/)
+})

@@ -15,7 +15,7 @@ async function start (options: { identityClaim?: string, scopes?: string } = {})
     login: true,
     serverApp: { oidc: { local: { issuer: idp.issuer, clientId: 'gatehouse', clientSecret: 'gatehouse-client-secret', tags: 'staff', label: 'Local IdP', ...options } }, allowInsecureIssuers: true }
   })
-  server.fastify.get('/me', async (req) => ({ auth: req.scope.auth }))
+  server.register(async (app) => { app.get('/me', async (req) => ({ auth: req.scope.auth })) })
   await server.serve('localhost', port)
   return { server, base, idp }
 }

@@ -1,4 +1,4 @@
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyServerOptions, type InjectOptions, type LightMyRequestResponse } from 'fastify'
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyPluginAsync, type FastifyServerOptions, type InjectOptions, type LightMyRequestResponse } from 'fastify'
 import { middlewareChain, type Recipe } from '@gatehouse/core'
 import type { ApiKeyStore, AuthOptions, UserStore } from '@gatehouse/auth'
 import type { SessionOptions } from '@gatehouse/session'
@@ -61,6 +61,8 @@ export class ServerBase {
   /** The Fastify instance (routes may be added before `ready()`). */
   readonly fastify: FastifyInstance
   readonly #ready: Promise<void>
+  readonly #plugins: Array<{ plugin: FastifyPluginAsync<any>, options: Record<string, unknown> }> = [] // eslint-disable-line @typescript-eslint/no-explicit-any
+  #mounted = false
 
   constructor (options: ServerBaseOptions = {}) {
     const { logger = false, trustProxy = false } = options
@@ -74,6 +76,19 @@ export class ServerBase {
     this.#ready = this.#build(options)
     // Reported by ready()/serve()/inject(); not an unhandled rejection meanwhile.
     this.#ready.catch(() => {})
+  }
+
+  /**
+   * Adds routes or hooks of your own inside the chain (after the `_server`
+   * app), so they get the error handler, auth, sessions and route rules.
+   * Call it before `ready()`/`serve()`. (Routes added to `server.fastify`
+   * directly right after construction would come before the chain; their
+   * rules are then refused, never served open.)
+   */
+  register<Options extends Record<string, unknown>> (plugin: FastifyPluginAsync<Options>, options?: Options): this {
+    if (this.#mounted) throw new TypeError('register() must be called before the server is ready')
+    this.#plugins.push({ plugin, options: options ?? {} })
+    return this
   }
 
   /** Supplies authentication; the base has none. */
@@ -111,6 +126,8 @@ export class ServerBase {
       if (!prefix.startsWith('/') || prefix === '/') throw new TypeError(`apps: a mount prefix must start with "/" and not be "/", got ${JSON.stringify(prefix)}`)
       await app.register(async (child) => { application.register(child) }, { prefix })
     }
+    this.#mounted = true
+    for (const { plugin, options: pluginOptions } of this.#plugins) await app.register(plugin, pluginOptions)
   }
 
   /** Resolves when the server is built; rejects with the boot error otherwise. */
