@@ -151,7 +151,9 @@ test('boot errors surface from ready()', async (t) => {
     [{ auth: { jwt: { main: { secret: SECRET, algorithm: 'HS256' } } as never } }, /auth\.jwt is a list of verifiers in the server form/],
     [{ middleware: { gzip: true } }, /Unknown component "gzip"/],
     [{ auth: { jwt: [{ secret: 'short', algorithm: 'HS256' }] } }, /jwt\.0: an HS256 secret must be at least 32 bytes/],
-    [{ users: { 'a:b': { password: 'x' } } }, /identity must be/],
+    [{ users: { 'a:b': { password: 'x' } } }, /^users\.a:b: identity must be/],
+    [{ users: { alice: { tags: 'x' } as never } }, /^users\.alice: password must be 1–1024 characters$/],
+    [{ tokens: { ci: { key: 'not-a-key' } } }, /^tokens\.ci: a key must look like gak_/],
     [{ middleware: { session: false } }, /needs the session component/]
   ]
   for (const [options, message] of cases) {

@@ -61,7 +61,7 @@ server_app:
 })
 
 test('gatehouse serve: bad input', async (t) => {
-  const dir = t.testdir({ 'bad.yaml': 'middleware:\n  gzip: true\n', 'typo.yaml': 'server_app:\n  login: { max_atempts: 3 }\n' })
+  const dir = t.testdir({ 'bad.yaml': 'middleware:\n  gzip: true\n', 'typo.yaml': 'server_app:\n  login: { max_atempts: 3 }\n', 'ok.yaml': 'server:\n  host: 127.0.0.1\n', 'wrong.mjs': 'export default 42\n' })
   const run = async (...args: string[]) => {
     const child = spawn(process.execPath, [...tsx, ...args], { cwd: dir })
     let err = ''
@@ -75,4 +75,8 @@ test('gatehouse serve: bad input', async (t) => {
   t.match(await run('serve', '--config', 'typo.yaml'), { code: 1, err: /server_app\.login\.max_atempts: unknown option/ })
   t.match(await run('serve', '--config', 'missing.yaml'), { code: 1, err: /Cannot load config file .*missing\.yaml/ })
   t.match(await run('serve', '--config', 'bad.yaml', '--port', 'http'), { code: 2, err: /--port takes 0–65535/ })
+  t.match(await run('serve', '--config', 'ok.yaml', '--app', 'missing.mjs', '--port', '0'), { code: 1, err: /gatehouse: cannot load missing\.mjs: Cannot find module/ })
+  const wrong = await run('serve', '--config', 'ok.yaml', '--app', 'wrong.mjs', '--port', '0')
+  t.match(wrong, { code: 1, err: /wrong\.mjs: the default export must be a RoutedApplication/ })
+  t.notMatch(wrong.err, /\n\s+at /, 'no stack trace')
 })

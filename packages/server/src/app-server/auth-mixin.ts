@@ -40,7 +40,11 @@ export function AuthMixin<T extends ServerClass> (Base: T): T {
       } else {
         const seeded = new MemoryUserStore()
         for (const [identity, user] of Object.entries(options.users as Record<string, { password: string, tags?: string | readonly string[] }>)) {
-          await seeded.add(identity, { password: user?.password, tags: user?.tags ?? [] })
+          try {
+            await seeded.add(identity, { password: user?.password, tags: user?.tags ?? [] })
+          } catch (err) {
+            throw new TypeError(`users.${identity}: ${(err as Error).message}`)
+          }
         }
         users = seeded
       }
@@ -62,7 +66,11 @@ export function AuthMixin<T extends ServerClass> (Base: T): T {
       } else {
         const seeded = new MemoryApiKeyStore()
         for (const [label, token] of Object.entries(options.tokens as Record<string, { key: string, tags?: string | readonly string[] }>)) {
-          await seeded.add(token?.key, { label, tags: token?.tags ?? [] })
+          try {
+            await seeded.add(token?.key, { label, tags: token?.tags ?? [] })
+          } catch (err) {
+            throw new TypeError(`tokens.${label}: ${(err as Error).message}`)
+          }
         }
         tokens = seeded
       }

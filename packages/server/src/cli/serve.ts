@@ -29,12 +29,22 @@ export const serverAppSchema = Type.Object({
   loginSurface: Type.Optional(Type.Boolean())
 }, { additionalProperties: false })
 
+/** The `--app` module cannot be used; exit code 1 with the reason. */
+export class AppModuleError extends Error {
+  readonly code = 'GATEHOUSE_SERVER_BAD_APP'
+}
+
 async function loadApplication (module: string, cwd: string): Promise<RoutedApplication> {
   const url = pathToFileURL(isAbsolute(module) ? module : resolve(cwd, module)).href
-  const loaded = (await import(url) as { default?: unknown }).default
+  let loaded: unknown
+  try {
+    loaded = (await import(url) as { default?: unknown }).default
+  } catch (err) {
+    throw new AppModuleError(`cannot load ${module}: ${(err as Error).message.split('\n')[0] ?? ''}`)
+  }
   if (loaded instanceof RoutedApplication) return loaded
   if (typeof loaded === 'function' && loaded.prototype instanceof RoutedApplication) return new (loaded as new () => RoutedApplication)()
-  throw new UsageError(`${module}: the default export must be a RoutedApplication (an instance or a class)`)
+  throw new AppModuleError(`${module}: the default export must be a RoutedApplication (an instance or a class)`)
 }
 
 /**
