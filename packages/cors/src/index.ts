@@ -1,0 +1,2 @@
+// @gatehouse/cors: being built (see the issue tracker); nothing is exported yet.
+export {}
