@@ -13,10 +13,11 @@ export function sha256 (value: string): string {
   return oneShot !== undefined ? oneShot('sha256', value, 'base64url') as string : createHash('sha256').update(value).digest('base64url')
 }
 
-
 /**
  * Compares two strings in time that depends only on their lengths (no
- * early exit). Used on digests, so even the length reveals nothing.
+ * early exit on content). Used on digests, whose length reveals nothing,
+ * and on a few static bearer tokens, whose length is not treated as secret
+ * (as with `crypto.timingSafeEqual`, which needs equal lengths).
  * Strings rather than Buffers: a digest as a Buffer costs ~4× more to make.
  */
 export function constantTimeEqual (a: string, b: string): boolean {
