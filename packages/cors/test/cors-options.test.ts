@@ -60,7 +60,7 @@ test('bad options are boot errors naming the option', async (t) => {
   ]
   for (const [options, code, message] of cases) {
     const app = Fastify()
-    await t.rejects(app.register(corsPlugin, options as never).ready(), { code, message }, JSON.stringify(options))
+    await t.rejects(async () => { await app.register(corsPlugin, options as never).ready() }, { code, message }, JSON.stringify(options))
     await app.close()
   }
 })

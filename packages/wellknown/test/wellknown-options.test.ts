@@ -34,13 +34,15 @@ test('bad documents are boot errors naming the entry', async (t) => {
   ]
   for (const [documents, code, message] of cases) {
     const app = Fastify()
-    await t.rejects(app.register(wellknownPlugin, { documents } as never).ready(), { code, message }, Object.keys(documents)[0])
+    await t.rejects(async () => { await app.register(wellknownPlugin, { documents } as never).ready() }, { code, message }, Object.keys(documents)[0])
     await app.close()
   }
   const app = Fastify()
-  await t.rejects(app.register(wellknownPlugin, { docs: {} } as never).ready(), { code: 'GATEHOUSE_CORE_INVALID_OPTIONS', message: /wellknown options\.docs: unknown option/ })
-  await t.rejects(Fastify().register(wellknownPlugin, { documents: 'x' } as never).ready(), { code: 'GATEHOUSE_CORE_INVALID_OPTIONS', message: /documents/ })
+  await t.rejects(async () => { await app.register(wellknownPlugin, { docs: {} } as never).ready() }, { code: 'GATEHOUSE_CORE_INVALID_OPTIONS', message: /wellknown options\.docs: unknown option/ })
   await app.close()
+  const other = Fastify()
+  await t.rejects(async () => { await other.register(wellknownPlugin, { documents: 'x' } as never).ready() }, { code: 'GATEHOUSE_CORE_INVALID_OPTIONS', message: /documents/ })
+  await other.close()
 })
 
 test('a document route that the application also declares is a boot error', async (t) => {
@@ -48,7 +50,7 @@ test('a document route that the application also declares is a boot error', asyn
   t.teardown(() => app.close())
   await app.register(wellknownPlugin, { documents: { 'security.txt': 'Contact: mailto:a@example.com\nExpires: 2030-01-01T00:00:00Z' } })
   app.get('/.well-known/security.txt', async () => 'mine')
-  await t.rejects(app.ready(), { code: 'FST_ERR_DUPLICATED_ROUTE' })
+  await t.rejects(async () => { await app.ready() }, { code: 'FST_ERR_DUPLICATED_ROUTE' })
 })
 
 test('config files: document names and JSON keys are kept as written', async (t) => {
