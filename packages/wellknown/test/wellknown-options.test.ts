@@ -49,8 +49,10 @@ test('a document route that the application also declares is a boot error', asyn
   const app = Fastify()
   t.teardown(() => app.close())
   await app.register(wellknownPlugin, { documents: { 'security.txt': 'Contact: mailto:a@example.com\nExpires: 2030-01-01T00:00:00Z' } })
-  app.get('/.well-known/security.txt', async () => 'mine')
-  await t.rejects(async () => { await app.ready() }, { code: 'FST_ERR_DUPLICATED_ROUTE' })
+  await t.rejects(async () => {
+    app.get('/.well-known/security.txt', async () => 'mine')
+    await app.ready()
+  }, { code: 'FST_ERR_DUPLICATED_ROUTE' })
 })
 
 test('config files: document names and JSON keys are kept as written', async (t) => {
