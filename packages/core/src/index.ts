@@ -7,6 +7,8 @@ export { safeNextPath } from './safe-next-path.js'
 export { formatChallenge, quoteString } from './challenge.js'
 export { ensureScope } from './scope.js'
 export { AuthRuleSyntaxError, compileAuthRule } from './auth-rule.js'
+// The `authRule` route option (declaration merging into Fastify's types).
+export type {} from './route-rules.js'
 export type { AuthRule, Tagged } from './auth-rule.js'
 export type { AnyFastifyInstance, RequestScope } from './scope.js'
 export { ComponentRegistry, components, defineComponent, ORDER } from './component.js'

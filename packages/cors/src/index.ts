@@ -1,2 +1,33 @@
-// @gatehouse/cors: being built (see the issue tracker); nothing is exported yet.
-export {}
+import type { FastifyPluginAsync } from 'fastify'
+import fastifyCors from '@fastify/cors'
+import { defineComponent, ORDER } from '@gatehouse/core'
+import { corsOptionsSchema, resolveCorsOptions, type CorsOptions } from './options.js'
+import { corsPolicy } from './policy.js'
+
+const cors: FastifyPluginAsync<CorsOptions> = async function cors (app, options) {
+  const opts = resolveCorsOptions(options)
+  if (opts.allowCredentials && opts.allowOrigins.includes('*')) {
+    app.log.warn('cors: allowOrigins "*" with allowCredentials lets every site read credentialed responses; list the origins')
+  }
+  // onRequest: preflights are answered before auth (order 400) runs, and
+  // the headers are on the reply before anything can fail.
+  await app.register(fastifyCors, { hook: 'onRequest', delegator: corsPolicy(opts) })
+}
+
+/**
+ * The cors component (order 300, off by default): CORS headers and
+ * preflight answers in one `onRequest` hook, through @fastify/cors, with the
+ * Fetch standard's rules for credentials and wildcards.
+ */
+export const corsPlugin = defineComponent<CorsOptions>({
+  name: 'cors',
+  order: ORDER.security,
+  schema: corsOptionsSchema,
+  plugin: cors
+})
+
+export default corsPlugin
+export { corsOptionsSchema, defaults as corsDefaults, resolveCorsOptions } from './options.js'
+export type { CorsOptions, ResolvedCorsOptions } from './options.js'
+export type { ListOption } from './list.js'
+export { GATEHOUSE_CORS_INVALID_OPTIONS } from './errors.js'

@@ -1,2 +1,65 @@
-// @gatehouse/csrf: being built (see the issue tracker); nothing is exported yet.
-export {}
+import type { FastifyPluginAsync } from 'fastify'
+import { defineComponent } from '@gatehouse/core'
+import { crossSiteTest } from './cross-site.js'
+import { GATEHOUSE_CSRF_CROSS_SITE } from './errors.js'
+import { hasCookie } from './has-cookie.js'
+import { csrfOptionsSchema, resolveCsrfOptions, type CsrfOptions } from './options.js'
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /**
+     * `'always'`: check unsafe requests to this route even without the
+     * session cookie (a login form: login CSRF signs the victim in as the
+     * attacker, before any session exists).
+     */
+    csrf?: 'always'
+  }
+}
+
+// RFC 9110 §9.2.1; every other method can change state.
+const SAFE = new Set(['GET', 'HEAD', 'OPTIONS', 'TRACE'])
+
+const csrf: FastifyPluginAsync<CsrfOptions> = async function csrf (app, options) {
+  const { cookieName, allowOrigins } = resolveCsrfOptions(options)
+  const isForeign = crossSiteTest(allowOrigins)
+
+  // onRequest, before auth and session: a forged request is refused before
+  // it is authenticated or its body is read.
+  app.addHook('onRequest', function csrfCheck (request, _reply, done) {
+    if (SAFE.has(request.method) || request.headers.authorization !== undefined) {
+      done()
+      return
+    }
+    // Without the session cookie a forged request has no ambient authority,
+    // unless the route asks to be checked anyway.
+    if (!hasCookie(request.headers.cookie, cookieName) && request.routeOptions.config.csrf !== 'always') {
+      done()
+      return
+    }
+    if (isForeign(request)) {
+      done(new GATEHOUSE_CSRF_CROSS_SITE())
+      return
+    }
+    done()
+  })
+}
+
+/**
+ * The csrf component (order 310, off by default; on in AppServer when the
+ * login surface is on): one `onRequest` hook refusing (403) unsafe requests
+ * that carry the session cookie and no Authorization header when
+ * Sec-Fetch-Site or Origin say they come from another site that is not
+ * allowed.
+ */
+export const csrfPlugin = defineComponent<CsrfOptions>({
+  name: 'csrf',
+  order: 310,
+  schema: csrfOptionsSchema,
+  plugin: csrf
+})
+
+export default csrfPlugin
+export { csrfOptionsSchema, defaults as csrfDefaults, resolveCsrfOptions } from './options.js'
+export type { CsrfOptions, ResolvedCsrfOptions } from './options.js'
+export type { ListOption } from './origins.js'
+export { GATEHOUSE_CSRF_CROSS_SITE, GATEHOUSE_CSRF_INVALID_OPTIONS } from './errors.js'

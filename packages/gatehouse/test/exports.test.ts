@@ -5,5 +5,5 @@ test('the spec\'s importable symbols come from one package', async (t) => {
   for (const name of ['AppServer', 'Avatar', 'AuthCore', 'AuthMixin', 'PasswordMethod', 'FileApiKeyStore', 'FileUserStore', 'RoutedApplication', 'route', 'HttpError', 'Redirect', 'middlewareChain']) {
     t.type((gatehouse as Record<string, unknown>)[name], 'function', name)
   }
-  t.same(gatehouse.components.names(), ['auth', 'errors', 'logging', 'session'], 'importing it registers every component')
+  t.same(gatehouse.components.names(), ['auth', 'cors', 'csrf', 'errors', 'logging', 'session', 'wellknown'], 'importing it registers every component')
 })

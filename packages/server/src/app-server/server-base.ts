@@ -1,5 +1,5 @@
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyPluginAsync, type FastifyServerOptions, type InjectOptions, type LightMyRequestResponse } from 'fastify'
-import { middlewareChain, type Recipe } from '@gatehouse/core'
+import { middlewareChain, type ComponentSetting, type Recipe } from '@gatehouse/core'
 import type { ApiKeyStore, AuthOptions, UserStore } from '@gatehouse/auth'
 import type { SessionOptions } from '@gatehouse/session'
 // The components a server recipe can name join the registry when imported.
@@ -7,6 +7,9 @@ import '@gatehouse/errors'
 import '@gatehouse/logging'
 import '@gatehouse/auth'
 import '@gatehouse/session'
+import '@gatehouse/cors'
+import '@gatehouse/csrf'
+import '@gatehouse/wellknown'
 import type { AuthMethod } from '../server-app/auth-method.js'
 import { OidcMethod, type OidcProviderOptions } from '../server-app/oidc-method.js'
 import { PasswordMethod, type LoginOptions } from '../server-app/password-method.js'
@@ -50,6 +53,18 @@ export interface ServerAuthParts {
 
 function isLogger (value: unknown): value is FastifyBaseLogger {
   return typeof value === 'object' && value !== null && typeof (value as { info?: unknown }).info === 'function'
+}
+
+/**
+ * The csrf setting: on by default with the login surface (a login form is
+ * what login CSRF targets), unless the caller's `middleware.csrf` says
+ * otherwise; when on, it watches the session's cookie, renamed or not.
+ */
+function csrfSetting (given: ComponentSetting | undefined, login: boolean, cookieName: unknown): ComponentSetting | undefined {
+  const setting = given ?? (login ? true : undefined)
+  if (setting === undefined || setting === false || setting === 'off' || typeof cookieName !== 'string') return setting
+  if (setting === true || setting === 'on') return { cookieName }
+  return typeof setting === 'object' && setting.cookieName === undefined ? { ...setting, cookieName } : setting
 }
 
 /**
@@ -103,11 +118,14 @@ export class ServerBase {
     const { authMiddleware, users, tokens } = await this.resolveAuth(options)
     const middleware = options.middleware ?? {}
     const errors = typeof middleware.errors === 'object' ? middleware.errors : {}
+    const session = middleware.session ?? (options.session as Record<string, unknown> | undefined) ?? true
+    const csrf = csrfSetting(middleware.csrf, options.login ?? false, typeof session === 'object' ? session.cookieName : undefined)
     const recipe: Recipe = {
       middleware: {
         ...middleware,
         errors: { login: options.login ?? false, debug: options.debug ?? false, ...errors },
-        session: middleware.session ?? (options.session as Record<string, unknown> | undefined) ?? true
+        session,
+        ...(csrf === undefined ? {} : { csrf })
       },
       ...(authMiddleware === undefined ? {} : { authMiddleware: authMiddleware as Record<string, unknown> })
     }

@@ -74,7 +74,8 @@ export class PasswordMethod implements AuthMethod {
 
   register (app: FastifyInstance): void {
     acceptFormBodies(app)
-    app.post<{ Body: LoginBody }>('/login', async (request, reply) => {
+    // csrf 'always': a forged sign-in (login CSRF) carries no session cookie yet.
+    app.post<{ Body: LoginBody }>('/login', { config: { csrf: 'always' } }, async (request, reply) => {
       const session: Session | undefined = request.scope.session
       if (session === undefined) throw new HttpError(500, 'The session component is not on')
       const { identity, password, next } = (request.body ?? {}) as LoginBody

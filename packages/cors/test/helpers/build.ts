@@ -1,0 +1,32 @@
+import Fastify, { type FastifyInstance } from 'fastify'
+import { middlewareChain, type Recipe } from '@gatehouse/core'
+import '@gatehouse/errors'
+import '@gatehouse/auth'
+import '@gatehouse/cors'
+import type { CorsOptions } from '@gatehouse/cors'
+
+export const TOKEN = 'a-static-bearer-token-for-the-cors-tests'
+
+/**
+ * An app with errors + cors (+ auth when `withAuth`) through the chain:
+ * an open route, a protected one (`authRule: 'reader'`), one that throws.
+ */
+export async function build (cors: CorsOptions = {}, { withAuth = false } = {}): Promise<FastifyInstance> {
+  const app = Fastify()
+  const recipe: Recipe = { middleware: { cors: cors as Record<string, unknown> } }
+  if (withAuth) recipe.authMiddleware = { bearer: { app: { token: TOKEN, tags: 'reader' } } }
+  await middlewareChain(app, recipe)
+  app.get('/open', async () => ({ open: true }))
+  app.post('/open', async () => ({ posted: true }))
+  app.get('/private', { authRule: 'reader' }, async () => ({ secret: 42 }))
+  app.delete('/private', { authRule: 'reader' }, async () => ({ deleted: true }))
+  app.get('/boom', async () => { throw new Error('internal detail') })
+  app.get('/no-cors', { config: { cors: false } }, async () => ({ plain: true }))
+  await app.ready()
+  return app
+}
+
+/** The Access-Control-* headers of a response (lower-cased names). */
+export function corsHeaders (res: { headers: Record<string, unknown> }): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(res.headers).filter(([name]) => name.startsWith('access-control-')))
+}
