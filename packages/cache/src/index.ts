@@ -1,4 +1,5 @@
 import { stat, type Stats } from 'node:fs'
+import { Readable } from 'node:stream'
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import { defineComponent, ORDER } from '@gatehouse/core'
 import { cacheControlValue } from './cache-control.js'
@@ -16,12 +17,19 @@ import { cacheOptionsSchema, resolveCacheOptions, type CacheOptions } from './op
 type Done = (err: Error | null, payload?: unknown) => void
 
 /** Turns the response into a 304: no body, the validators and Cache-Control kept. */
-function answerNotModified (reply: FastifyReply, payload: unknown, done: Done): void {
-  // The body is not sent; a file stream would otherwise hold its descriptor.
-  discard(payload)
+function answerNotModified (request: FastifyRequest, reply: FastifyReply, payload: unknown, done: Done): void {
   reply.code(304)
   reply.removeHeader('content-length')
-  done(null, null)
+  if (typeof payload === 'string' || Buffer.isBuffer(payload)) {
+    // Fastify's HEAD handler (which runs after this hook) measures the body
+    // for Content-Length and drops it; a 304 may carry the 200's length.
+    done(null, request.method === 'HEAD' ? payload : null)
+    return
+  }
+  // The body is not sent; a file stream would otherwise hold its descriptor.
+  discard(payload)
+  // Fastify's HEAD handler cannot take null; an empty stream gives it nothing to measure.
+  done(null, request.method === 'HEAD' ? Readable.from([]) : null)
 }
 
 /** Decides 304 or 200 from the validators the response ends up with. */
@@ -31,7 +39,7 @@ function conclude (request: FastifyRequest, reply: FastifyReply, payload: unknow
   const opaque = typeof etag === 'string' ? opaqueTag(etag) : undefined
   const modified = typeof lastModified === 'string' ? parseHttpDate(lastModified) : NaN
   if ((etag !== undefined || lastModified !== undefined) && notModified(request.headers, opaque, modified)) {
-    answerNotModified(reply, payload, done)
+    answerNotModified(request, reply, payload, done)
     return
   }
   done(null, payload)
