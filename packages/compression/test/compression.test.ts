@@ -126,10 +126,13 @@ test('already-encoded responses, HEAD, 204, 206 and 304 are left alone', async (
   const app = await build({}, (app) => {
     app.get('/encoded', async (_req, reply) => reply.type('text/plain').header('content-encoding', 'gzip').send(gz))
     app.get('/empty', async (_req, reply) => reply.code(204).send())
+    app.get('/secret', async (_req, reply) => reply.type('text/html').header('content-encoding', 'identity').send(text(2000)))
     app.get('/partial', async (_req, reply) => reply.code(206).type('text/plain').header('content-range', 'bytes 0-1999/5000').send(text(2000)))
     app.get('/same', async (_req, reply) => reply.code(304).type('text/plain').header('etag', '"x"').send())
   })
   t.teardown(() => app.close())
+  const secret = await app.inject({ url: '/secret', headers: GZIP })
+  t.equal(secret.body, text(2000), 'Content-Encoding: identity opts a response out')
   const encoded = await app.inject({ url: '/encoded', headers: GZIP })
   t.same(encoded.rawPayload, gz, 'not encoded twice')
   const head = await app.inject({ method: 'HEAD', url: '/text', headers: GZIP })
