@@ -170,7 +170,7 @@ test('option errors are boot errors with codes', async (t) => {
     [{ max_age: 10 }, 'GATEHOUSE_CORE_INVALID_OPTIONS', /unknown option \(options are camelCase: maxAge\)/]
   ] as const) {
     const app = Fastify()
-    await t.rejects(app.register(cachePlugin, options as never).ready(), { code, message }, JSON.stringify(options))
+    await t.rejects(async () => { await app.register(cachePlugin, options as never).ready() }, { code, message }, JSON.stringify(options))
     await app.close()
   }
 })

@@ -210,7 +210,7 @@ test('boot errors: level out of 1–9, bad sizes and encodings, with codes and p
     [{ minimum_size: 1 }, 'GATEHOUSE_CORE_INVALID_OPTIONS', /options are camelCase: minimumSize/]
   ] as const) {
     const app = Fastify()
-    await t.rejects(app.register(compressionPlugin, options as never).ready(), { code, message }, JSON.stringify(options))
+    await t.rejects(async () => { await app.register(compressionPlugin, options as never).ready() }, { code, message }, JSON.stringify(options))
     await app.close()
   }
 })
