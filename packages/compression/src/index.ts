@@ -1,2 +1,160 @@
-// @gatehouse/compression: being built (see the issue tracker); nothing is exported yet.
-export {}
+import { pipeline } from 'node:stream'
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
+import { defineComponent, ORDER } from '@gatehouse/core'
+import { createNegotiator } from './accept-encoding.js'
+import { isCompressible } from './compressible.js'
+import { createEncoder, type Encoder } from './encoders.js'
+import { GATEHOUSE_COMPRESSION_INVALID_OPTIONS } from './errors.js'
+import { compressionOptionsSchema, resolveCompressionOptions, type CompressionOptions, type Encoding } from './options.js'
+import { varyWithAcceptEncoding } from './vary.js'
+
+// Bodies up to this size are compressed on the event loop (cheapest: no
+// thread hop, no stream); larger ones on the thread pool, so that one big
+// response does not stall every other request.
+const SYNC_LIMIT = 64 * 1024
+
+function addVary (reply: FastifyReply): void {
+  const vary = varyWithAcceptEncoding(reply.getHeader('vary'))
+  if (vary !== undefined) reply.header('vary', vary)
+}
+
+// The bytes differ from the identity representation's: a strong validator
+// would claim byte equality (RFC 9110 §8.8.1).
+function weaken (reply: FastifyReply): void {
+  const etag = reply.getHeader('etag')
+  if (typeof etag === 'string' && etag.charCodeAt(0) === 0x22) reply.header('etag', `W/${etag}`)
+}
+
+function markEncoded (reply: FastifyReply, coding: Encoding): void {
+  reply.header('content-encoding', coding)
+  weaken(reply)
+}
+
+const compression: FastifyPluginAsync<CompressionOptions> = async function compression (app, options) {
+  const opts = resolveCompressionOptions(options)
+  const seen = new Set<Encoding>()
+  for (const name of opts.encodings) {
+    if (seen.has(name)) throw new GATEHOUSE_COMPRESSION_INVALID_OPTIONS(`encodings lists "${name}" twice`)
+    seen.add(name)
+  }
+  const minimumSize = opts.minimumSize
+  const encoders = new Map<Encoding, Encoder>(opts.encodings.map((name) => [name, createEncoder(name, opts.compressionLevel)]))
+  const negotiate = createNegotiator(opts.encodings)
+
+  function sendStream (request: FastifyRequest, reply: FastifyReply, payload: NodeJS.ReadableStream, done: (err: Error | null, payload?: unknown) => void): void {
+    const declared = reply.getHeader('content-length')
+    if (declared !== undefined && Number(declared) < minimumSize) {
+      done(null, payload)
+      return
+    }
+    addVary(reply)
+    const coding = negotiate(request.headers['accept-encoding'])
+    if (coding === null) {
+      done(null, payload)
+      return
+    }
+    const encoded = encoders.get(coding)!.stream()
+    pipeline(payload, encoded, (err) => {
+      // A client that goes away mid-stream is not an error of ours.
+      if (err != null && (err as NodeJS.ErrnoException).code !== 'ERR_STREAM_PREMATURE_CLOSE') {
+        request.log.warn({ err }, 'compression: the response stream failed')
+      }
+    })
+    reply.removeHeader('content-length')
+    markEncoded(reply, coding)
+    done(null, encoded)
+  }
+
+  // A 304 has no body to encode, but it carries the headers the 200 would
+  // have (RFC 9110 §15.4.5): a cache that refreshes its stored, compressed
+  // copy from it must not be told the ETag is strong or that nothing varies.
+  // The body's size is unknown here, so this follows the type and the client.
+  function revalidated (request: FastifyRequest, reply: FastifyReply): void {
+    if (!isCompressible(reply.getHeader('content-type')) || reply.hasHeader('content-encoding')) return
+    const coding = negotiate(request.headers['accept-encoding'])
+    if (coding === null) return
+    addVary(reply)
+    weaken(reply)
+  }
+
+  app.addHook('onSend', function compress (request, reply, payload, done) {
+    if (request.method === 'HEAD') {
+      done(null, payload)
+      return
+    }
+    const status = reply.statusCode
+    if (status === 304) {
+      revalidated(request, reply)
+      done(null, payload)
+      return
+    }
+    if (payload == null) {
+      done(null, payload)
+      return
+    }
+    if (status < 200 || status === 204 || status === 206 ||
+      reply.hasHeader('content-encoding') || reply.hasHeader('content-range') ||
+      !isCompressible(reply.getHeader('content-type'))) {
+      done(null, payload)
+      return
+    }
+    const text = typeof payload === 'string'
+    if (!text && !Buffer.isBuffer(payload)) {
+      if (typeof (payload as NodeJS.ReadableStream).pipe === 'function') sendStream(request, reply, payload as NodeJS.ReadableStream, done)
+      // Web streams and other payloads pass through as they are.
+      else done(null, payload)
+      return
+    }
+    const body = payload as string | Buffer
+    // A string's byte length is at least its length; count bytes only when that is not enough.
+    if (body.length < minimumSize && (!text || Buffer.byteLength(body) < minimumSize)) {
+      done(null, payload)
+      return
+    }
+    // From here the response depends on Accept-Encoding, whichever coding is chosen.
+    addVary(reply)
+    const coding = negotiate(request.headers['accept-encoding'])
+    if (coding === null) {
+      done(null, payload)
+      return
+    }
+    const encoder = encoders.get(coding)!
+    const finish = (encoded: Buffer): void => {
+      // Only a smaller body is worth the client's decoding work.
+      if (encoded.length >= body.length && (!text || encoded.length >= Buffer.byteLength(body))) {
+        done(null, payload)
+        return
+      }
+      markEncoded(reply, coding)
+      // Fastify sets Content-Length from the Buffer sent.
+      done(null, encoded)
+    }
+    if (body.length <= SYNC_LIMIT) {
+      finish(encoder.sync(body))
+    } else {
+      encoder.async(body, (err, encoded) => {
+        if (err !== null) done(err)
+        else finish(encoded)
+      })
+    }
+  })
+}
+
+/**
+ * The compression component (order 900, off by default): one `onSend` hook
+ * that gzip-encodes (or Brotli, when offered) compressible bodies of at
+ * least `minimumSize` bytes when Accept-Encoding allows it and the result
+ * is smaller. Runs after cache (same order, name first), so a 304 is
+ * decided before any body is compressed.
+ */
+export const compressionPlugin = defineComponent<CompressionOptions>({
+  name: 'compression',
+  order: ORDER.transformation,
+  schema: compressionOptionsSchema,
+  plugin: compression
+})
+
+export default compressionPlugin
+export { defaults as compressionDefaults, compressionOptionsSchema } from './options.js'
+export type { CompressionOptions, Encoding, ResolvedCompressionOptions } from './options.js'
+export { GATEHOUSE_COMPRESSION_INVALID_OPTIONS } from './errors.js'

@@ -1,0 +1,94 @@
+// cache and compression on one route through middlewareChain: the tie at
+// order 900 is broken by name, so cache decides a 304 before compression
+// looks at the body.
+import { createReadStream, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { gunzipSync } from 'node:zlib'
+import t0, { test } from 'tap'
+import Fastify from 'fastify'
+import { HttpError, middlewareChain } from '@gatehouse/core'
+import '@gatehouse/errors'
+import '@gatehouse/cache'
+import '@gatehouse/compression'
+
+const dir = mkdtempSync(join(tmpdir(), 'gatehouse-interplay-'))
+t0.teardown(() => rmSync(dir, { recursive: true, force: true }))
+const FILE = join(dir, 'app.js')
+const SOURCE = 'console.log("gatehouse");\n'.repeat(200)
+writeFileSync(FILE, SOURCE)
+const MTIME = new Date(Date.UTC(2022, 0, 2, 3, 4, 5))
+utimesSync(FILE, MTIME, MTIME)
+const TAG = `"${Buffer.byteLength(SOURCE).toString(16)}-${MTIME.getTime().toString(16)}"`
+
+async function build () {
+  const app = Fastify()
+  const chain = await middlewareChain(app, { middleware: { cache: true, compression: true } })
+  app.get('/app.js', async (request, reply) => {
+    request.scope.filePath = FILE
+    return reply.type('application/javascript').send(createReadStream(FILE))
+  })
+  app.get('/fail', async () => { throw new HttpError(422, `bad input: ${'x'.repeat(1000)}`) })
+  app.get('/crash', async () => { throw new Error('secret internals') })
+  await app.ready()
+  return { app, chain }
+}
+
+test('the chain orders cache before compression', async (t) => {
+  const { app, chain } = await build()
+  t.teardown(() => app.close())
+  t.same(chain.map((c) => c.name), ['errors', 'cache', 'compression'])
+})
+
+test('a 200 is compressed, and the file ETag turns weak', async (t) => {
+  const { app } = await build()
+  t.teardown(() => app.close())
+  const res = await app.inject({ url: '/app.js', headers: { 'accept-encoding': 'gzip' } })
+  t.equal(res.statusCode, 200)
+  t.equal(res.headers['content-encoding'], 'gzip')
+  t.equal(res.headers.etag, `W/${TAG}`)
+  t.equal(res.headers['cache-control'], 'public, max-age=3600')
+  t.equal(res.headers['last-modified'], MTIME.toUTCString())
+  t.equal(res.headers.vary, 'Accept-Encoding')
+  t.equal(gunzipSync(res.rawPayload).toString(), SOURCE)
+  const identity = await app.inject('/app.js')
+  t.equal(identity.headers.etag, TAG, 'uncompressed: strong')
+  t.equal(identity.body, SOURCE)
+})
+
+test('304 before compression: no body, no Content-Encoding, the validators kept', async (t) => {
+  const { app } = await build()
+  t.teardown(() => app.close())
+  // A client revalidates with the weak tag it got from the compressed 200.
+  for (const headers of [{ 'if-none-match': `W/${TAG}` }, { 'if-none-match': TAG }, { 'if-modified-since': MTIME.toUTCString() }]) {
+    const res = await app.inject({ url: '/app.js', headers: { 'accept-encoding': 'gzip', ...headers } })
+    t.equal(res.statusCode, 304, JSON.stringify(headers))
+    t.equal(res.rawPayload.length, 0)
+    t.equal(res.headers['content-encoding'], undefined)
+    t.equal(res.headers['content-length'], undefined)
+    t.equal(res.headers.etag, `W/${TAG}`, 'the tag the compressed 200 carried')
+    t.equal(res.headers['cache-control'], 'public, max-age=3600')
+    t.equal(res.headers.vary, 'Accept-Encoding')
+  }
+  const stale = await app.inject({ url: '/app.js', headers: { 'accept-encoding': 'gzip', 'if-none-match': '"old"' } })
+  t.equal(stale.statusCode, 200)
+  t.equal(gunzipSync(stale.rawPayload).toString(), SOURCE)
+})
+
+test('with the errors component: error responses are answered sanely', async (t) => {
+  const { app } = await build()
+  t.teardown(() => app.close())
+  const fail = await app.inject({ url: '/fail', headers: { 'accept-encoding': 'gzip', 'if-none-match': '*' } })
+  t.equal(fail.statusCode, 422, 'no 304 for an error')
+  t.equal(fail.headers.etag, undefined)
+  t.equal(fail.headers['cache-control'], undefined)
+  t.equal(fail.headers['content-encoding'], 'gzip', 'a large error body is compressed like any other')
+  t.match(JSON.parse(gunzipSync(fail.rawPayload).toString()), { statusCode: 422, message: /^bad input: x+$/ })
+  const crash = await app.inject({ url: '/crash', headers: { 'accept-encoding': 'gzip' } })
+  t.equal(crash.statusCode, 500)
+  t.equal(crash.headers['content-encoding'], undefined, 'small: sent as is')
+  t.notMatch(crash.body, /secret internals/)
+  t.equal(crash.json().statusCode, 500)
+  const missing = await app.inject({ url: '/nope', headers: { 'accept-encoding': 'gzip', 'if-none-match': '*' } })
+  t.equal(missing.statusCode, 404)
+})
