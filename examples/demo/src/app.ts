@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import type { FastifyBaseLogger, FastifyRequest } from 'fastify'
 import { HttpError } from '@gatehouse/core'
 import { FileApiKeyStore, FileUserStore } from '@gatehouse/auth'
-import { AppServer, RoutedApplication, route } from '@gatehouse/server'
+import { AppServer, RoutedApplication, route, type OidcProviderOptions } from '@gatehouse/server'
 
 /** The demo's own routes. */
 export class DemoApp extends RoutedApplication {
@@ -43,6 +43,12 @@ export interface DemoOptions {
   /** The admin's password; without one, a password is generated on first start. */
   adminPassword?: string
   logger?: boolean | FastifyBaseLogger
+  /** The public origin (needed with `oidc`). */
+  externalUrl?: string
+  /** OpenID Providers by name (`serverApp.oidc`). */
+  oidc?: Record<string, OidcProviderOptions>
+  /** Allow plain-http issuers (the local provider on loopback). Default: false. */
+  allowInsecureIssuers?: boolean
 }
 
 /** The demo server, and what its first start created (shown once). */
@@ -66,6 +72,8 @@ export async function startDemo (options: DemoOptions): Promise<Demo> {
     tokens,
     ...(adminPassword === undefined ? {} : { adminPassword }),
     login: true,
+    ...(options.externalUrl === undefined ? {} : { externalUrl: options.externalUrl }),
+    ...(options.oidc === undefined ? {} : { serverApp: { oidc: options.oidc, allowInsecureIssuers: options.allowInsecureIssuers === true } }),
     middleware: { logging: { includeQuery: true } },
     logger: options.logger ?? false,
     debug: process.env.GATEHOUSE_DEBUG === '1'

@@ -1,19 +1,66 @@
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { resolve } from 'node:path'
 import { startDemo } from './app.js'
+import { LOCAL_IDP_USERS, startLocalIdp, type LocalIdp } from './local-idp.js'
 
-const host = process.env.HOST ?? '127.0.0.1'
-const port = Number.parseInt(process.env.PORT ?? '8000', 10)
+const withLocalIdp = process.argv.slice(2).includes('--with-local-idp')
+const unknown = process.argv.slice(2).filter((arg) => arg !== '--with-local-idp')
+if (unknown.length > 0) {
+  console.error(`Unknown argument ${unknown[0]}; the demo takes only --with-local-idp`)
+  process.exit(2)
+}
+
+// With the local provider, the relying party is http://localhost:<port> and
+// the provider http://127.0.0.1:<port>: two sites to the browser, as in
+// real deployments. The redirect URI is registered before listening, so
+// the port must be known first.
+const host = process.env.HOST || (withLocalIdp ? 'localhost' : '127.0.0.1') // an empty HOST means unset
+let port = Number.parseInt(process.env.PORT ?? '8000', 10)
 const dataDir = resolve(process.env.GATEHOUSE_DEMO_DATA ?? '.demo-data')
+
+async function freePort (): Promise<number> {
+  const probe = createServer()
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve))
+  const free = (probe.address() as AddressInfo).port
+  await new Promise((resolve) => probe.close(resolve))
+  return free
+}
+
+let idp: LocalIdp | undefined
+let externalUrl: string | undefined
+if (withLocalIdp) {
+  if (port === 0) port = await freePort()
+  externalUrl = process.env.GATEHOUSE_EXTERNAL_URL ?? `http://localhost:${port}`
+  try {
+    idp = await startLocalIdp({ redirectUris: [`${externalUrl.replace(/\/+$/, '')}/_server/auth/oidc:local/callback`], port: Number.parseInt(process.env.GATEHOUSE_IDP_PORT ?? '0', 10) })
+  } catch (err) {
+    console.error(`Cannot start the local identity provider: ${(err as Error).message}`)
+    process.exit(1)
+  }
+}
 
 const demo = await startDemo({
   dataDir,
   ...(process.env.GATEHOUSE_ADMIN_PASSWORD === undefined ? {} : { adminPassword: process.env.GATEHOUSE_ADMIN_PASSWORD }),
-  logger: { level: process.env.LOG_LEVEL ?? 'info' } as never
+  logger: { level: process.env.LOG_LEVEL ?? 'info' } as never,
+  ...(idp === undefined
+    ? {}
+    : {
+        externalUrl,
+        oidc: { local: { issuer: idp.issuer, clientId: idp.clientId, clientSecret: idp.clientSecret, label: 'local', tags: 'oidc-user' } },
+        allowInsecureIssuers: true
+      })
 })
+
+async function close (): Promise<void> {
+  await demo.close()
+  await idp?.close()
+}
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, () => {
-    demo.close().then(() => process.exit(0), () => process.exit(1))
+    close().then(() => process.exit(0), () => process.exit(1))
   })
 }
 
@@ -22,8 +69,10 @@ try {
   url = await demo.server.serve(host, port)
 } catch (err) {
   console.error(`Cannot listen on ${host}:${port}: ${(err as Error).message}`)
+  await idp?.close()
   process.exit(1)
 }
+if (externalUrl !== undefined) url = externalUrl.replace(/\/+$/, '')
 console.log(`Gatehouse demo ready at ${url}/  (data in ${dataDir}; Ctrl-C stops)`)
 console.log(`  sign in:   ${url}/_server/login_page?next=/admin`)
 if (demo.generatedAdminPassword !== undefined) {
@@ -32,4 +81,9 @@ if (demo.generatedAdminPassword !== undefined) {
 if (demo.apiKey !== undefined) {
   console.log(`  API key (shown once): ${demo.apiKey}`)
   console.log(`  try:       curl -H 'Authorization: Bearer ${demo.apiKey}' ${url}/admin`)
+}
+if (idp !== undefined) {
+  console.log(`  local identity provider at ${idp.issuer} (oidc-provider, development only)`)
+  console.log(`  sign in with it: ${url}/_server/login_page?next=/ → "Sign in with local"`)
+  console.log(`    user: ${Object.keys(LOCAL_IDP_USERS)[0]}  password: anything (the provider's development form accepts any)`)
 }

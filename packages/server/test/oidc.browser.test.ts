@@ -1,4 +1,5 @@
 import { test } from 'tap'
+import type { Browser } from 'playwright-core'
 import { AppServer } from '@gatehouse/server'
 import { browserSkip, launch, loopbackContext } from './helpers/browser.js'
 import { freePort, startIdp } from './helpers/idp.js'
@@ -15,9 +16,12 @@ test('OIDC sign-in in a real browser: login page → provider → back signed in
     serverApp: { oidc: { local: { issuer: idp.issuer, clientId: 'gatehouse', clientSecret: 'gatehouse-client-secret', label: 'Local IdP', tags: 'staff' } }, allowInsecureIssuers: true }
   })
   server.register(async (app) => { app.get('/me', { authRule: 'staff' }, async (req) => ({ you: req.scope.auth?.identity })) })
+  // Registered before launching, so a failed launch does not leave the
+  // servers open (the test would hang to its timeout).
+  let browser: Browser | undefined
+  t.teardown(async () => { await browser?.close(); await server.close(); await idp.close() })
   await server.serve('localhost', port)
-  const browser = await launch()
-  t.teardown(async () => { await browser.close(); await server.close(); await idp.close() })
+  browser = await launch()
 
   const context = await loopbackContext(browser)
   const page = await context.newPage()

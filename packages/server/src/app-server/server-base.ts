@@ -82,11 +82,14 @@ export class ServerBase {
   constructor (options: ServerBaseOptions = {}) {
     const { logger = false, trustProxy = false } = options
     const accessLog = options.middleware?.logging !== undefined && options.middleware.logging !== false && options.middleware.logging !== 'off'
+    // An OIDC callback URL carries the authorization code and the state.
+    const oidc = Object.keys(options.serverApp?.oidc ?? {}).length > 0
     this.fastify = Fastify({
       ...(isLogger(logger) ? { loggerInstance: logger } : { logger }),
       trustProxy,
-      // The access log replaces Fastify's request lines (which log full URLs).
-      ...(accessLog ? { logController: new LogController({ disableRequestLogging: true }) } : {})
+      // The access log replaces Fastify's request lines (which log full URLs,
+      // query included); with OIDC they are off even without the access log.
+      ...(accessLog || oidc ? { logController: new LogController({ disableRequestLogging: true }) } : {})
     }) as unknown as FastifyInstance
     this.#ready = this.#build(options)
     // Reported by ready()/serve()/inject(); not an unhandled rejection meanwhile.

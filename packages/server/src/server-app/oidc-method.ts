@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import * as oidc from 'openid-client'
-import { Avatar, errorForLog, HttpError, parseTags, safeNextPath } from '@gatehouse/core'
+import { Avatar, errorForLog, HttpError, parseTags, redactText, safeNextPath, safeString } from '@gatehouse/core'
 import type { Session } from '@gatehouse/session'
 import type { AuthMethod, LoginMethodDescription } from './auth-method.js'
 
@@ -64,6 +64,29 @@ function failure (detail: string, cause?: unknown): HttpError {
 }
 
 /**
+ * What a log line says about an openid-client failure: its name, code,
+ * message, the provider's `error`/`error_description`, the claim that failed.
+ * Never the error's other fields (responses, id_token bytes, claims sets),
+ * so never a code, a token or the client secret.
+ */
+export function oidcCauseForLog (thrown: unknown): { summary: string, cause: Record<string, unknown> } {
+  if (!(thrown instanceof Error)) return { summary: redactText(safeString(thrown)), cause: {} }
+  const err = thrown as Error & { code?: unknown, error?: unknown, error_description?: unknown, status?: unknown }
+  // openid-client's messages are fixed strings; the provider's text is not.
+  const cause: Record<string, unknown> = { name: err.name, message: err.message }
+  if (typeof err.code === 'string') cause.code = err.code
+  if (typeof err.error === 'string') cause.error = redactText(err.error)
+  if (typeof err.error_description === 'string') cause.error_description = redactText(err.error_description)
+  if (typeof err.status === 'number') cause.status = err.status
+  const inner = err.cause as { claim?: unknown } | Error | undefined
+  if (inner instanceof Error) cause.detail = inner.message
+  else if (typeof inner?.claim === 'string') cause.claim = inner.claim
+  let summary = typeof cause.detail === 'string' ? cause.detail : err.message
+  if (typeof cause.error === 'string') summary = `the provider answered ${cause.error as string}${typeof cause.error_description === 'string' ? ` (${cause.error_description as string})` : ''}`
+  return { summary, cause }
+}
+
+/**
  * Sign-in with an OpenID Provider: authorization code flow with PKCE S256,
  * state and nonce (openid-client). `GET <prefix>/auth/oidc:<name>/start`
  * redirects to the provider; `…/callback` checks the answer, validates the
@@ -105,7 +128,12 @@ export class OidcMethod implements AuthMethod {
       undefined,
       oidc.ClientSecretPost(this.#options.clientSecret),
       this.#allowInsecure ? { execute: [oidc.allowInsecureRequests], timeout: 5 } : { timeout: 5 }
-    )
+    ).then((config) => {
+      // Verify the id_token's signature against the provider's JWKS too
+      // (openid-client skips it by default for token-endpoint answers).
+      oidc.enableNonRepudiationChecks(config)
+      return config
+    })
     return this.#configuration.catch((err: unknown) => {
       this.#configuration = undefined
       request.log.warn({ err: errorForLog(err) }, `oidc:${this.name}: discovery failed`)
@@ -164,12 +192,13 @@ export class OidcMethod implements AuthMethod {
     const tx = typeof state === 'string' ? pending[state] : undefined
     if (tx === undefined || tx.provider !== this.id || this.#now() - tx.createdAt > TRANSACTION_TTL_MS) {
       // No transaction: a forged, replayed or foreign callback (login CSRF).
+      request.log.warn(`oidc:${this.name}: callback refused: its state matches no sign-in in progress in this session (forged, replayed, expired or from another browser)`)
       throw failure('No sign-in is in progress for this answer; start again')
     }
     delete pending[state!]
     session.set(TRANSACTIONS, pending)
     if (typeof request.query.error === 'string') {
-      request.log.info(`oidc:${this.name}: the provider answered ${request.query.error}`)
+      request.log.warn({ cause: { error: redactText(request.query.error), error_description: redactText(safeString(request.query.error_description ?? '')) } }, `oidc:${this.name}: callback refused: the provider answered ${redactText(request.query.error)}`)
       throw failure('The identity provider refused the sign-in')
     }
     const config = await this.#config(request)
@@ -180,24 +209,35 @@ export class OidcMethod implements AuthMethod {
     try {
       tokens = await oidc.authorizationCodeGrant(config, current, { pkceCodeVerifier: tx.verifier, expectedState: state, expectedNonce: tx.nonce, idTokenExpected: true })
     } catch (err) {
-      request.log.warn({ err: errorForLog(err) }, `oidc:${this.name}: the code exchange or the id_token was refused`)
+      const { summary, cause } = oidcCauseForLog(err)
+      request.log.warn({ cause }, `oidc:${this.name}: callback refused: ${summary}`)
       throw failure('The sign-in could not be completed', err)
     }
     const claims = tokens.claims()
-    if (claims === undefined) throw failure('The identity provider sent no id_token')
+    if (claims === undefined) {
+      request.log.warn(`oidc:${this.name}: callback refused: no id_token`)
+      throw failure('The identity provider sent no id_token')
+    }
     const claim = this.#options.identityClaim ?? 'sub'
     let source: Record<string, unknown> = claims
     if (claims[claim] === undefined) {
       try {
         source = await oidc.fetchUserInfo(config, tokens.access_token, claims.sub)
       } catch (err) {
-        request.log.warn({ err: errorForLog(err) }, `oidc:${this.name}: userinfo failed`)
+        const { summary, cause } = oidcCauseForLog(err)
+        request.log.warn({ cause }, `oidc:${this.name}: callback refused: userinfo failed: ${summary}`)
         throw failure('The identity provider did not name the user')
       }
     }
     const identity = source[claim]
-    if (typeof identity !== 'string' || identity === '') throw failure(`The identity provider sent no ${claim}`)
-    if (claim === 'email' && source.email_verified === false) throw failure('The e-mail address is not verified by the identity provider')
+    if (typeof identity !== 'string' || identity === '') {
+      request.log.warn(`oidc:${this.name}: callback refused: no ${claim} claim in the id_token or userinfo`)
+      throw failure(`The identity provider sent no ${claim}`)
+    }
+    if (claim === 'email' && source.email_verified === false) {
+      request.log.warn(`oidc:${this.name}: callback refused: email_verified is false`)
+      throw failure('The e-mail address is not verified by the identity provider')
+    }
     session.login(identity, this.#tags)
     // This request's caller came by OIDC; later requests are `session`.
     request.scope.auth = new Avatar(identity, { tags: this.#tags, backend: this.id })

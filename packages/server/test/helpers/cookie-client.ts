@@ -25,10 +25,10 @@ export class CookieClient {
   }
 
   /** One request, no redirect following. */
-  async request (href: string, init: { method?: string, form?: Record<string, string> } = {}): Promise<Response> {
+  async request (href: string, init: { method?: string, form?: Record<string, string>, accept?: string } = {}): Promise<Response> {
     const url = new URL(href)
     this.visited.push(url.href)
-    const headers: Record<string, string> = { accept: 'text/html' }
+    const headers: Record<string, string> = { accept: init.accept ?? 'text/html' }
     const cookie = this.#cookies(url)
     if (cookie !== '') headers.cookie = cookie
     let body: string | undefined
@@ -41,13 +41,18 @@ export class CookieClient {
     return response
   }
 
-  /** Follows redirects (at most 20) from `href`; resolves with the last response. */
-  async follow (href: string, init: { method?: string, form?: Record<string, string> } = {}): Promise<{ response: Response, url: string }> {
+  /**
+   * Follows redirects (at most 20) from `href`; resolves with the last
+   * response. With `until`, stops before visiting a URL it accepts (that URL
+   * is returned, with the redirect that pointed there).
+   */
+  async follow (href: string, init: { method?: string, form?: Record<string, string> } = {}, until?: (url: string) => boolean): Promise<{ response: Response, url: string }> {
     let url = href
     let response = await this.request(url, init)
     for (let hops = 0; response.status >= 300 && response.status < 400; hops++) {
       if (hops > 20) throw new Error('too many redirects')
       url = new URL(response.headers.get('location')!, url).href
+      if (until?.(url) === true) break
       response = await this.request(url)
     }
     return { response, url }

@@ -1,4 +1,4 @@
-// oidc-provider 8 ships no types; the tests use only its constructor and callback().
+// oidc-provider 8 ships no types; Gatehouse uses only its constructor and callback().
 declare module 'oidc-provider' {
   import type { IncomingMessage, ServerResponse } from 'node:http'
   export default class Provider {
