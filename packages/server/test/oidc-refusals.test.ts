@@ -55,14 +55,22 @@ async function toRogueCallback (client: CookieClient, rp: Rp): Promise<URL> {
   return new URL(url)
 }
 
+// The page escapes what it shows; the messages are fixed sentences.
+const escapeHtml = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;')
+
 /** The refusal as a browser sees it, and no session afterwards. */
 async function assertRefused (t: Test, rp: Rp, client: CookieClient, callback: URL, message: string, cause: RegExp): Promise<void> {
   const before = rp.raw.length
   const res = await client.request(callback.href)
   t.equal(res.status, 400, 'refused')
-  t.equal(res.headers.get('content-type'), 'text/plain; charset=utf-8')
+  t.equal(res.headers.get('content-type'), 'text/html; charset=utf-8', 'a browser gets a page')
+  t.match(res.headers.get('content-security-policy'), /^default-src 'none'/)
+  t.equal(res.headers.get('cache-control'), 'no-store')
   t.equal(res.headers.get('location'), null, 'no redirect')
-  t.equal(await res.text(), `400 Bad Request: ${message}`)
+  const page = await res.text()
+  t.match(page, /<h1>Sign-in failed<\/h1>/)
+  t.ok(page.includes(`<p id="error" role="alert">${escapeHtml(message)}</p>`), 'the reason, escaped')
+  t.match(page, /<a class="button" href="\.\.\/\.\.\/login_page">Back to sign in<\/a>/)
   const protectedRoute = await client.request(`${rp.base}/private`)
   t.equal(protectedRoute.status, 302, 'the session cookie does not authenticate')
   t.equal(protectedRoute.headers.get('location'), '/_server/login_page?next=%2Fprivate')

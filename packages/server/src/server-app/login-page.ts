@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import { safeNextPath } from '@gatehouse/core'
 import type { LoginMethodDescription } from './auth-method.js'
-import { escapeHtml } from './html.js'
+import { escapeHtml, PAGE_HEADERS } from './html.js'
 import { LOGIN_CSS, LOGIN_JS } from './login-page-assets.js'
 
 // Messages for the no-JavaScript flow, chosen by a fixed code: nothing from
@@ -11,8 +11,6 @@ const MESSAGES: Readonly<Record<string, string>> = {
   locked: 'Too many failed sign-ins. Try again later.',
   missing: 'Enter your identity and password.'
 }
-
-const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
 
 function render (mountPath: string, methods: readonly LoginMethodDescription[], next: string, errorCode: unknown, retry: unknown): string {
   let message = typeof errorCode === 'string' ? MESSAGES[errorCode] ?? '' : ''
@@ -61,16 +59,9 @@ ${parts.join('\n')}
  * methods, working with and without JavaScript, under a strict CSP.
  */
 export function registerLoginPage (app: FastifyInstance, mountPath: string, methods: () => readonly LoginMethodDescription[]): void {
-  const security = {
-    'content-security-policy': CSP,
-    'x-frame-options': 'DENY',
-    'x-content-type-options': 'nosniff',
-    'referrer-policy': 'no-referrer',
-    'cache-control': 'no-store'
-  }
   app.get<{ Querystring: { next?: unknown, error?: unknown, retry?: unknown } }>('/login_page', async (request, reply) => {
     const next = safeNextPath(request.query.next)
-    return reply.headers(security).type('text/html; charset=utf-8').send(render(mountPath, methods(), next, request.query.error, request.query.retry))
+    return reply.headers(PAGE_HEADERS).type('text/html; charset=utf-8').send(render(mountPath, methods(), next, request.query.error, request.query.retry))
   })
   app.get('/login.css', async (_request, reply) => reply.header('x-content-type-options', 'nosniff').header('cache-control', 'public, max-age=3600').type('text/css; charset=utf-8').send(LOGIN_CSS))
   app.get('/login.js', async (_request, reply) => reply.header('x-content-type-options', 'nosniff').header('cache-control', 'public, max-age=3600').type('text/javascript; charset=utf-8').send(LOGIN_JS))

@@ -1,8 +1,11 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { acceptsHtml } from '@gatehouse/errors'
 import * as oidc from 'openid-client'
 import { Avatar, errorForLog, HttpError, parseTags, redactText, safeNextPath, safeString } from '@gatehouse/core'
 import type { Session } from '@gatehouse/session'
 import type { AuthMethod, LoginMethodDescription } from './auth-method.js'
+import { PAGE_HEADERS } from './html.js'
+import { renderSignInFailed } from './sign-in-failed-page.js'
 
 /** One OpenID Provider (`serverApp.oidc.<name>`). */
 export interface OidcProviderOptions {
@@ -61,6 +64,16 @@ export function normaliseExternalUrl (externalUrl: unknown, provider: string): s
 
 function failure (detail: string, cause?: unknown): HttpError {
   return new HttpError(400, detail, { code: OIDC_FAILED, ...(cause === undefined ? {} : { cause }) })
+}
+
+/**
+ * A browser that the provider sent back lands on a page, not on an error
+ * body: a refused callback answers it with an HTML page (still 400, already
+ * logged). Other callers, and other errors, go to the errors component.
+ */
+function refusalPage (err: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  if (!(err instanceof HttpError) || err.code !== OIDC_FAILED || !acceptsHtml(request.headers.accept)) throw err
+  return reply.code(400).headers(PAGE_HEADERS).type('text/html; charset=utf-8').send(renderSignInFailed(err.message))
 }
 
 /**
@@ -154,7 +167,8 @@ export class OidcMethod implements AuthMethod {
         return m
       }
       app.get<{ Params: { method: string }, Querystring: { next?: unknown } }>('/auth/:method/start', (request, reply) => method(request.params.method).#start(request, reply))
-      app.get<{ Params: { method: string }, Querystring: Record<string, string | undefined> }>('/auth/:method/callback', (request, reply) => method(request.params.method).#callback(request, reply))
+      app.get<{ Params: { method: string }, Querystring: Record<string, string | undefined> }>('/auth/:method/callback', (request, reply) =>
+        method(request.params.method).#callback(request, reply).catch((err: unknown) => refusalPage(err, request, reply)))
     }
     methods.set(this.id, this)
   }
