@@ -1,9 +1,13 @@
 import { test } from 'tap'
 import * as gatehouse from 'gatehouse'
+// The spec's interfaces are types: the type check of this file is their test.
+import type { ApiKeyStore, AuthMethod, UserStore } from 'gatehouse'
+
+type SpecInterfaces = [ApiKeyStore, AuthMethod, UserStore]
 
 test('the spec\'s importable symbols come from one package', async (t) => {
-  for (const name of ['AppServer', 'Avatar', 'AuthCore', 'AuthMixin', 'PasswordMethod', 'FileApiKeyStore', 'FileUserStore', 'RoutedApplication', 'route', 'HttpError', 'Redirect', 'middlewareChain']) {
+  for (const name of ['AppServer', 'Avatar', 'AuthCore', 'AuthMixin', 'PasswordMethod', 'OidcMethod', 'FileApiKeyStore', 'FileUserStore', 'RoutedApplication', 'route', 'HttpError', 'Redirect', 'middlewareChain']) {
     t.type((gatehouse as Record<string, unknown>)[name], 'function', name)
   }
-  t.same(gatehouse.components.names(), ['auth', 'cors', 'csrf', 'errors', 'logging', 'session', 'wellknown'], 'importing it registers every component')
+  t.same(gatehouse.components.names(), ['auth', 'cache', 'compression', 'cors', 'csrf', 'errors', 'logging', 'session', 'wellknown'], 'importing it registers every component')
 })
