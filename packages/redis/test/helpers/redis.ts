@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process'
 import { createConnection } from 'node:net'
 import { randomUUID } from 'node:crypto'
 import { Redis } from 'ioredis'
@@ -52,4 +53,16 @@ export async function cleanPrefix (prefix: string, url = REDIS_URL): Promise<num
     client.disconnect()
   }
   return deleted
+}
+
+/**
+ * Like {@link needRedis}, for tests that also start redis-server processes
+ * of their own (fault tests): redis-server must be on PATH.
+ */
+export async function needRedisServer (): Promise<{ skip?: string }> {
+  const shared = await needRedis()
+  if (shared.skip !== undefined) return shared
+  if (spawnSync('redis-server', ['--version'], { stdio: 'ignore' }).status === 0) return {}
+  if (REQUIRED) throw new Error('GATEHOUSE_REQUIRE_REDIS=1 but redis-server is not on PATH')
+  return { skip: 'redis-server is not on PATH (set GATEHOUSE_REQUIRE_REDIS=1 to fail instead)' }
 }
