@@ -86,11 +86,11 @@ test('Redis paused, killed and restarted mid-run: 503s within bounds, header aut
     const session = await timed(() => get(base, '/me', { cookie }))
     t.equal(session.response.status, 503)
     t.ok(session.ms < BOUND_MS, `answered in ${Math.round(session.ms)} ms`)
-    t.equal((await session.response.json()).code, 'GATEHOUSE_SESSION_STORE_UNAVAILABLE')
+    t.equal((await session.response.json() as { code: string }).code, 'GATEHOUSE_SESSION_STORE_UNAVAILABLE')
     t.equal((await get(base, '/orders', bearer)).status, 200)
     const signIn = await login(base, 'alice', 'alice-pass')
     t.equal(signIn.status, 503)
-    t.equal((await signIn.json()).code, 'GATEHOUSE_REDIS_UNAVAILABLE')
+    t.equal((await signIn.json() as { code: string }).code, 'GATEHOUSE_REDIS_UNAVAILABLE')
   })
 
   await t.test('restarted on the same port: service resumes by itself', async (t) => {
