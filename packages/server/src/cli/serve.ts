@@ -70,16 +70,16 @@ export async function serveCommand (args: string[], io: CliIo, signals: NodeJS.E
   // Stores given as Redis URLs: checked before anything opens.
   const sessionSetting = config.middleware?.session
   const sessionStoreConfig = typeof sessionSetting === 'object' && sessionSetting !== null && sessionSetting.store !== undefined
-    ? redisStoreConfig(sessionSetting.store, 'middleware.session.store')
+    ? await redisStoreConfig(sessionSetting.store, 'middleware.session.store')
     : undefined
-  const lockoutStoreConfig = serverAppConfig.login?.store === undefined ? undefined : redisStoreConfig(serverAppConfig.login.store, 'server_app.login.store')
+  const lockoutStoreConfig = serverAppConfig.login?.store === undefined ? undefined : await redisStoreConfig(serverAppConfig.login.store, 'server_app.login.store')
   const storeDir = serverAppConfig.store === undefined ? undefined : resolve(io.cwd, serverAppConfig.store)
   const users = storeDir === undefined ? undefined : await FileUserStore.open(usersFile(storeDir))
   const tokens = storeDir === undefined ? undefined : await FileApiKeyStore.open(keysFile(storeDir))
   const { jwt, ...auth } = config.authMiddleware ?? {}
   const primary = values.app === undefined ? undefined : await loadApplication(values.app, io.cwd)
-  const sessionStore = sessionStoreConfig === undefined ? undefined : openSessionStore(sessionStoreConfig)
-  const lockoutStore = lockoutStoreConfig === undefined ? undefined : openLockoutStore(lockoutStoreConfig)
+  const sessionStore = sessionStoreConfig === undefined ? undefined : await openSessionStore(sessionStoreConfig)
+  const lockoutStore = lockoutStoreConfig === undefined ? undefined : await openLockoutStore(lockoutStoreConfig)
   const closeStores = async (): Promise<void> => {
     await tokens?.close()
     await sessionStore?.close()
