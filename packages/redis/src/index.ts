@@ -1,2 +1,7 @@
-// @gatehouse/redis: being built (see the issue tracker); nothing is exported yet.
-export {}
+export { RedisSessionStore, SESSION_PREFIX } from './redis-session-store.js'
+export type { RedisSessionStoreOptions } from './redis-session-store.js'
+export { RedisLockoutStore, LOCKOUT_PREFIX } from './redis-lockout-store.js'
+export type { RedisLockoutStoreOptions } from './redis-lockout-store.js'
+export { checkRedisUrl, connectionDefaults as redisConnectionDefaults } from './connection.js'
+export type { RedisConnection, RedisStoreOptions } from './connection.js'
+export { GATEHOUSE_REDIS_INVALID_OPTIONS, REDIS_UNAVAILABLE } from './errors.js'

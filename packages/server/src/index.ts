@@ -1,9 +1,10 @@
 export { main as runCli } from './cli/main.js'
 export type { CliIo } from './cli/io.js'
-export { MemoryLockoutStore } from './lockout/memory-lockout-store.js'
-export { afterFailure, lockSeconds, MAX_LOCK_SECONDS } from './lockout/lockout-policy.js'
-export type { LockoutPolicy, LockoutState } from './lockout/lockout-policy.js'
-export type { LockoutStore } from './lockout/lockout-store.js'
+// The lockout store and policy live in @gatehouse/auth (so @gatehouse/redis
+// can implement the interface without depending on the server); re-exported
+// here so the server's public API is unchanged.
+export { MemoryLockoutStore, afterFailure, lockSeconds, MAX_LOCK_SECONDS } from '@gatehouse/auth'
+export type { LockoutPolicy, LockoutState, LockoutStore } from '@gatehouse/auth'
 export { serverApp } from './server-app/server-app.js'
 export type { ServerAppOptions } from './server-app/server-app.js'
 export { PasswordMethod, LOCKED, INVALID_LOGIN, BAD_LOGIN_REQUEST } from './server-app/password-method.js'

@@ -36,7 +36,7 @@ export async function main (argv: readonly string[], io: CliIo = processIo()): P
       return 2
     }
     if (code === 'GATEHOUSE_AUTH_STORE_INPUT' || code === 'GATEHOUSE_AUTH_STORE_FILE' || code?.startsWith('GATEHOUSE_CORE_') === true ||
-      code === 'GATEHOUSE_AUTH_INVALID_CONFIG' || code === 'GATEHOUSE_SERVER_BAD_APP' || code === 'EADDRINUSE' || code === 'EACCES') {
+      code === 'GATEHOUSE_AUTH_INVALID_CONFIG' || code === 'GATEHOUSE_REDIS_INVALID_OPTIONS' || code === 'GATEHOUSE_SERVER_BAD_APP' || code === 'EADDRINUSE' || code === 'EACCES') {
       io.stderr.write(`gatehouse: ${(err as Error).message}\n`)
       return 1
     }

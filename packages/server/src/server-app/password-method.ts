@@ -1,10 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import type { Session } from '@gatehouse/session'
 import { HttpError, safeNextPath } from '@gatehouse/core'
-import type { UserStore } from '@gatehouse/auth'
-import type { LockoutPolicy } from '../lockout/lockout-policy.js'
-import type { LockoutStore } from '../lockout/lockout-store.js'
-import { MemoryLockoutStore } from '../lockout/memory-lockout-store.js'
+import { MemoryLockoutStore, type LockoutPolicy, type LockoutStore, type UserStore } from '@gatehouse/auth'
 import type { AuthMethod, LoginMethodDescription } from './auth-method.js'
 import { acceptFormBodies, isBrowserForm } from './form-body.js'
 

@@ -1,7 +1,5 @@
+import type { MaybePromise } from '../api-key.js'
 import type { LockoutPolicy } from './lockout-policy.js'
-
-/** A value that may be returned now or later: the memory store answers synchronously. */
-export type MaybePromise<T> = T | Promise<T>
 
 /**
  * Where failed-login counters live. Keys name what is counted

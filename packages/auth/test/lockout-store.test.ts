@@ -1,0 +1,24 @@
+import { test } from 'tap'
+import { MemoryLockoutStore, lockSeconds } from '@gatehouse/auth'
+import { lockoutStoreConformance } from './helpers/lockout-store-conformance.js'
+
+const policy = { maxAttempts: 5, backoff: 30, resetAfter: 3600 }
+
+test('lock lengths double from the threshold, capped at a day', async (t) => {
+  t.same([1, 4, 5, 6, 7, 10].map((n) => lockSeconds(n, policy)), [0, 0, 30, 60, 120, 960])
+  t.equal(lockSeconds(1000, policy), 86_400)
+})
+
+test('MemoryLockoutStore conformance', async (t) => {
+  await lockoutStoreConformance(t, async () => new MemoryLockoutStore())
+})
+
+test('MemoryLockoutStore: keys are independent and the store is bounded', async (t) => {
+  const store = new MemoryLockoutStore(2)
+  for (let i = 0; i < 5; i++) store.fail('a', policy, 0)
+  t.equal(store.lockedFor('b', 0), 0)
+  store.fail('b', policy, 0)
+  store.fail('c', policy, 0)
+  t.equal(store.lockedFor('a', 0), 0, 'the least recently failed key was dropped')
+  t.throws(() => new MemoryLockoutStore(0), TypeError)
+})

@@ -1,0 +1,19 @@
+import createError from '@fastify/error'
+import { HttpError } from '@gatehouse/core'
+
+// Every code of this package; listed in docs/error-codes.md.
+
+/** A Redis store was given bad options (no or two connections, a bad URL, a bad prefix): a boot error. */
+export const GATEHOUSE_REDIS_INVALID_OPTIONS = createError<[string, string]>(
+  'GATEHOUSE_REDIS_INVALID_OPTIONS', '%s: %s', 500, TypeError)
+
+/** A Redis command failed or timed out (503): the store cannot answer right now. */
+export const REDIS_UNAVAILABLE = 'GATEHOUSE_REDIS_UNAVAILABLE'
+
+/**
+ * The error a store call rejects with when Redis does not answer in time or
+ * refuses: a 503 whose message names no key (the cause keeps ioredis's error).
+ */
+export function redisUnavailable (cause: unknown): HttpError {
+  return new HttpError(503, 'Redis unavailable: try again shortly', { code: REDIS_UNAVAILABLE, headers: { 'retry-after': '5' }, cause })
+}

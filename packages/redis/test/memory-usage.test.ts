@@ -1,0 +1,33 @@
+import { test } from 'tap'
+import { randomBytes } from 'node:crypto'
+import { Redis } from 'ioredis'
+import { newSessionId, sessionKey } from '@gatehouse/session'
+import { RedisSessionStore } from '@gatehouse/redis'
+import { cleanPrefix, needRedis, REDIS_URL } from './helpers/redis.js'
+
+const redis = await needRedis()
+
+// The figure in docs/scaling.md ("Sizing Redis"): MEMORY USAGE of a real
+// signed-in session, as the session component writes it after a login.
+test('memory per session: a signed-in record and its index entry stay small', redis, async (t) => {
+  // As long as the default prefix (gatehouse:sess:, 15 characters), and unique.
+  const prefix = `gh:${randomBytes(4).toString('hex')}:sess:`
+  const store = new RedisSessionStore({ url: REDIS_URL, prefix })
+  const client = new Redis(REDIS_URL)
+  t.teardown(async () => { await store.close(); client.disconnect(); await cleanPrefix(prefix) })
+  await store.ready()
+  const now = Date.now()
+  const record = { identity: 'alice@example.com', tags: ['member', 'admin'], data: {}, createdAt: now, expiresAt: now + 3_600_000 }
+  const keys = Array.from({ length: 100 }, () => sessionKey(newSessionId()))
+  for (const key of keys) await store.set(key, record)
+  const one = Number(await client.call('MEMORY', 'USAGE', `${prefix}${keys[0]}`, 'SAMPLES', '0'))
+  const index = Number(await client.call('MEMORY', 'USAGE', `${prefix}identity:alice@example.com`, 'SAMPLES', '0'))
+  t.comment(`one signed-in session record: ${one} bytes; identity index with 100 members: ${index} bytes (${(index / 100).toFixed(0)} bytes a member)`)
+  t.ok(one > 100 && one < 640, `record ${one} bytes`)
+  t.ok(index / 100 < 150, `index ${(index / 100).toFixed(0)} bytes a member`)
+  const withData = { ...record, data: { cart: [1, 2, 3], theme: 'dark', csrf: 'x'.repeat(43) } }
+  await store.set(keys[1]!, withData)
+  const bigger = Number(await client.call('MEMORY', 'USAGE', `${prefix}${keys[1]}`, 'SAMPLES', '0'))
+  t.comment(`with ~100 bytes of app data: ${bigger} bytes`)
+  t.ok(bigger > one && bigger < one + 200)
+})

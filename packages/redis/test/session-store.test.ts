@@ -1,0 +1,102 @@
+import { test } from 'tap'
+import { Redis } from 'ioredis'
+import { RedisSessionStore, SESSION_PREFIX } from '@gatehouse/redis'
+import { sessionStoreConformance } from '../../session/test/helpers/session-store-conformance.js'
+import { cleanPrefix, needRedis, REDIS_URL, testPrefix } from './helpers/redis.js'
+
+const redis = await needRedis()
+const record = (identity: string | null, expiresAt: number) => ({ identity, tags: identity === null ? [] : ['t'], data: {}, createdAt: Date.now(), expiresAt })
+
+test('RedisSessionStore conformance (url: the store opens and closes its client)', redis, async (t) => {
+  const stores: RedisSessionStore[] = []
+  const prefixes: string[] = []
+  t.teardown(async () => {
+    for (const store of stores) await store.close()
+    for (const prefix of prefixes) await cleanPrefix(prefix)
+  })
+  await sessionStoreConformance(t, async () => {
+    const prefix = testPrefix('sess')
+    prefixes.push(prefix)
+    const store = new RedisSessionStore({ url: REDIS_URL, prefix })
+    stores.push(store)
+    await store.ready()
+    return store
+  })
+})
+
+test('RedisSessionStore conformance (client: yours, never closed by the store)', redis, async (t) => {
+  const client = new Redis(REDIS_URL)
+  const prefixes: string[] = []
+  t.teardown(async () => {
+    for (const prefix of prefixes) await cleanPrefix(prefix)
+    client.disconnect()
+  })
+  await sessionStoreConformance(t, async () => {
+    const prefix = testPrefix('sess')
+    prefixes.push(prefix)
+    return new RedisSessionStore({ client }, prefix)
+  })
+  const store = new RedisSessionStore({ client })
+  t.equal(store.prefix, SESSION_PREFIX, 'the default prefix')
+  await store.close()
+  t.equal(await client.ping(), 'PONG', 'close() leaves a client it did not open connected')
+})
+
+test('RedisSessionStore keeps records as Redis sees them: hashed keys, Redis-enforced TTL, an expiring identity index', redis, async (t) => {
+  const prefix = testPrefix('sess')
+  const store = new RedisSessionStore({ url: REDIS_URL, prefix })
+  const client = new Redis(REDIS_URL)
+  t.teardown(async () => { await store.close(); client.disconnect(); await cleanPrefix(prefix) })
+  await store.ready()
+  const key = 'q1Bx0rV1mZ4pkmkQe3m1gT2gkqJ0TjvHkzv1Ew4Y3ns'
+  const now = Date.now()
+  await store.set(key, { identity: 'alice', tags: ['ops'], data: { cart: [] }, createdAt: now, expiresAt: now + 60_000 })
+  t.same(await store.get(key), { identity: 'alice', tags: ['ops'], data: { cart: [] }, createdAt: now, expiresAt: now + 60_000 }, 'round trip, empty arrays kept')
+  t.same((await client.keys(`${prefix}*`)).sort(), [`${prefix}identity:alice`, `${prefix}${key}`])
+  const recordExpiry = await client.pexpiretime(`${prefix}${key}`)
+  t.equal(recordExpiry, now + 60_000, 'the record expires in Redis at expiresAt (PEXPIREAT)')
+  t.ok(await client.pexpiretime(`${prefix}identity:alice`) >= recordExpiry, 'the index expires no earlier than its member')
+  await store.touch(key, now + 120_000)
+  t.equal(await client.pexpiretime(`${prefix}${key}`), now + 120_000, 'touch moves the Redis expiry')
+  t.equal((await store.get(key))?.expiresAt, now + 120_000, 'and the stored deadline')
+  t.ok(await client.pexpiretime(`${prefix}identity:alice`) >= now + 120_000, 'and the index follows')
+  await store.set('anon', record(null, now + 60_000))
+  t.equal(await client.exists(`${prefix}identity:`), 0, 'anonymous sessions are not indexed')
+  await store.set('past', record('alice', now - 1))
+  t.equal(await store.get('past'), null, 'a record already expired is not stored')
+  t.equal(await client.exists(`${prefix}past`), 0)
+  await store.destroy(key)
+  t.equal(await client.sismember(`${prefix}identity:alice`, key), 0, 'destroy removes the index entry')
+})
+
+test('RedisSessionStore prunes the identity index of expired members', redis, async (t) => {
+  const prefix = testPrefix('sess')
+  const store = new RedisSessionStore({ url: REDIS_URL, prefix })
+  const client = new Redis(REDIS_URL)
+  t.teardown(async () => { await store.close(); client.disconnect(); await cleanPrefix(prefix) })
+  await store.ready()
+  for (let i = 0; i < 33; i++) await store.set(`short${i}`, record('bob', Date.now() + 50))
+  await new Promise((resolve) => setTimeout(resolve, 120))
+  await store.set('live', record('bob', Date.now() + 60_000))
+  t.same(await client.smembers(`${prefix}identity:bob`), ['live'], 'only the live member is left once the set passes 32')
+  t.equal(await store.destroyAllFor('bob'), 1)
+})
+
+test('RedisSessionStore: bad options are boot errors naming the problem', async (t) => {
+  const bad = (options: unknown, prefix?: string) => () => new RedisSessionStore(options as never, prefix)
+  t.throws(bad({}), { code: 'GATEHOUSE_REDIS_INVALID_OPTIONS', message: /url/ })
+  t.throws(bad({ url: 'http://127.0.0.1:6379' }), { code: 'GATEHOUSE_REDIS_INVALID_OPTIONS', message: /unsupported scheme "http:"/ })
+  t.throws(bad({ url: 'not a url' }), { code: 'GATEHOUSE_REDIS_INVALID_OPTIONS', message: /not a URL/ })
+  t.throws(bad({ url: 'redis://127.0.0.1:6379/zero' }), { message: /database must be a number/ })
+  try {
+    bad({ url: 'redis://u:s3cret@127.0.0.1:6379/x' })()
+    t.fail('a bad database is refused')
+  } catch (err) {
+    t.match(err, { code: 'GATEHOUSE_REDIS_INVALID_OPTIONS' })
+    t.notMatch((err as Error).message, /s3cret/, 'the message never shows the password')
+  }
+  t.throws(bad({ client: {} }), { message: /expected an ioredis client/ })
+  t.throws(bad({ url: REDIS_URL, client: new Redis({ lazyConnect: true }) }), { message: /not both/ })
+  t.throws(bad({ url: REDIS_URL }, ''), { message: /prefix/ })
+  t.throws(bad({ url: REDIS_URL, commandTimeout: 0 }), { message: /commandTimeout/ })
+})

@@ -1,0 +1,46 @@
+import { Type } from '@sinclair/typebox'
+import { GATEHOUSE_CORE_INVALID_OPTIONS } from '@gatehouse/core'
+import type { RedisLockoutStore, RedisSessionStore } from '@gatehouse/redis'
+
+// @gatehouse/redis (and ioredis) load only when a config file names a Redis
+// store: other CLI commands and memory-store servers start without them.
+const redisPackage = async () => await import('@gatehouse/redis')
+
+/** A store in a config file: `{ redis: 'redis://host:port/db', prefix? }`. */
+export interface RedisStoreConfig { redis: string, prefix?: string }
+
+/** Schema of a store in a config file (`server_app.login.store`). */
+export const redisStoreSchema = Type.Object({
+  redis: Type.String({ minLength: 1 }),
+  prefix: Type.Optional(Type.String({ minLength: 1 }))
+}, { additionalProperties: false })
+
+function isPlain (value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+/** Checks a store given in a config file; the error names `path` as written in the file. */
+export async function redisStoreConfig (value: unknown, path: string): Promise<RedisStoreConfig> {
+  if (!isPlain(value) || typeof value.redis !== 'string') throw new GATEHOUSE_CORE_INVALID_OPTIONS(path, 'expected { redis: "redis://host:port/db" } (a store in a config file is a Redis URL)')
+  for (const key of Object.keys(value)) {
+    if (key !== 'redis' && key !== 'prefix') throw new GATEHOUSE_CORE_INVALID_OPTIONS(`${path}.${key}`, 'unknown option')
+  }
+  if (value.prefix !== undefined && typeof value.prefix !== 'string') throw new GATEHOUSE_CORE_INVALID_OPTIONS(`${path}.prefix`, 'expected a string')
+  const { checkRedisUrl } = await redisPackage()
+  checkRedisUrl(value.redis, `${path}.redis`)
+  return { redis: value.redis, ...(value.prefix === undefined ? {} : { prefix: value.prefix }) }
+}
+
+/** The host:port of a Redis URL, for messages (never the password). */
+export function redisHost (url: string): string {
+  const { hostname, port } = new URL(url)
+  return `${hostname}:${port === '' ? '6379' : port}`
+}
+
+export async function openSessionStore (config: RedisStoreConfig): Promise<RedisSessionStore> {
+  return new (await redisPackage()).RedisSessionStore({ url: config.redis, ...(config.prefix === undefined ? {} : { prefix: config.prefix }) })
+}
+
+export async function openLockoutStore (config: RedisStoreConfig): Promise<RedisLockoutStore> {
+  return new (await redisPackage()).RedisLockoutStore({ url: config.redis, ...(config.prefix === undefined ? {} : { prefix: config.prefix }) })
+}

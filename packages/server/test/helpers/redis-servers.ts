@@ -1,0 +1,56 @@
+import type { FastifyInstance } from 'fastify'
+import { MemoryUserStore } from '@gatehouse/auth'
+import type { LockoutStore } from '@gatehouse/auth'
+import type { SessionStore } from '@gatehouse/session'
+import { AppServer } from '@gatehouse/server'
+
+const FAST = { N: 1024, r: 8, p: 1 }
+
+export interface Instance { server: AppServer, base: string }
+
+/**
+ * One Gatehouse instance on a real port: alice/alice-pass (tag member), a
+ * bearer token `ci-token` (tag member), `GET /me` (open) and `GET /orders`
+ * (rule `member`), sessions and lockout in the stores given.
+ */
+export async function startInstance (options: {
+  sessionStore: SessionStore
+  lockoutStore?: LockoutStore
+  idleTtl?: number
+  maxAttempts?: number
+}): Promise<Instance> {
+  const users = new MemoryUserStore({ scrypt: FAST })
+  await users.add('alice', { password: 'alice-pass', tags: 'member' })
+  const server = new AppServer({
+    users,
+    auth: { bearer: { ci: { token: 'ci-token', tags: 'member' } } },
+    session: { store: options.sessionStore, ...(options.idleTtl === undefined ? {} : { idleTtl: options.idleTtl, touchInterval: 0 }) },
+    serverApp: { login: { maxAttempts: options.maxAttempts ?? 3, backoff: 30, ...(options.lockoutStore === undefined ? {} : { store: options.lockoutStore }) } }
+  })
+  server.register(async (app: FastifyInstance) => {
+    app.get('/me', async (request) => ({ auth: request.scope.auth }))
+    app.get('/orders', { config: { authRule: 'member' } }, async (request) => ({ for: request.scope.auth?.identity }))
+  })
+  const base = await server.serve('127.0.0.1', 0)
+  return { server, base }
+}
+
+export async function login (base: string, identity: string, password: string): Promise<Response> {
+  return await fetch(`${base}/_server/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ identity, password }),
+    signal: AbortSignal.timeout(10_000)
+  })
+}
+
+export async function get (base: string, path: string, headers: Record<string, string> = {}): Promise<Response> {
+  return await fetch(`${base}${path}`, { headers, signal: AbortSignal.timeout(10_000) })
+}
+
+/** The `name=value` part of a response's session cookie. */
+export function sessionCookie (response: Response): string {
+  const line = response.headers.getSetCookie().find((l) => l.startsWith('session_id='))
+  if (line === undefined) throw new Error('no session cookie')
+  return line.split(';')[0]!
+}
