@@ -26,6 +26,8 @@ export { cachePlugin } from '@gatehouse/cache'
 export type { CacheOptions } from '@gatehouse/cache'
 export { compressionPlugin } from '@gatehouse/compression'
 export type { CompressionOptions } from '@gatehouse/compression'
+export { RedisSessionStore, RedisLockoutStore } from '@gatehouse/redis'
+export type { RedisSessionStoreOptions, RedisLockoutStoreOptions, RedisConnection } from '@gatehouse/redis'
 export {
   AppServer, ServerBase, AuthMixin, RoutedApplication, route, PasswordMethod, OidcMethod, serverApp, MemoryLockoutStore, SUPERADMIN
 } from '@gatehouse/server'

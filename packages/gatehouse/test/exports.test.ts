@@ -6,7 +6,7 @@ import type { ApiKeyStore, AuthMethod, UserStore } from 'gatehouse'
 type SpecInterfaces = [ApiKeyStore, AuthMethod, UserStore]
 
 test('the spec\'s importable symbols come from one package', async (t) => {
-  for (const name of ['AppServer', 'Avatar', 'AuthCore', 'AuthMixin', 'PasswordMethod', 'OidcMethod', 'FileApiKeyStore', 'FileUserStore', 'RoutedApplication', 'route', 'HttpError', 'Redirect', 'middlewareChain']) {
+  for (const name of ['AppServer', 'Avatar', 'AuthCore', 'AuthMixin', 'PasswordMethod', 'OidcMethod', 'FileApiKeyStore', 'FileUserStore', 'RoutedApplication', 'route', 'HttpError', 'Redirect', 'middlewareChain', 'RedisSessionStore', 'RedisLockoutStore']) {
     t.type((gatehouse as Record<string, unknown>)[name], 'function', name)
   }
   t.same(gatehouse.components.names(), ['auth', 'cache', 'compression', 'cors', 'csrf', 'errors', 'logging', 'session', 'wellknown'], 'importing it registers every component')
