@@ -1,8 +1,14 @@
 import type { FastifyPluginAsync } from 'fastify'
-import fastifyCors from '@fastify/cors'
 import { defineComponent, ORDER } from '@gatehouse/core'
 import { corsOptionsSchema, resolveCorsOptions, type CorsOptions } from './options.js'
-import { corsPolicy } from './policy.js'
+import { corsHook } from './cors-hook.js'
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** `false`: this route gets no CORS headers and no preflight answer. */
+    cors?: false
+  }
+}
 
 const cors: FastifyPluginAsync<CorsOptions> = async function cors (app, options) {
   const opts = resolveCorsOptions(options)
@@ -11,13 +17,13 @@ const cors: FastifyPluginAsync<CorsOptions> = async function cors (app, options)
   }
   // onRequest: preflights are answered before auth (order 400) runs, and
   // the headers are on the reply before anything can fail.
-  await app.register(fastifyCors, { hook: 'onRequest', delegator: corsPolicy(opts) })
+  app.addHook('onRequest', corsHook(opts))
 }
 
 /**
  * The cors component (order 300, off by default): CORS headers and
- * preflight answers in one `onRequest` hook, through @fastify/cors, with the
- * Fetch standard's rules for credentials and wildcards.
+ * preflight answers in one `onRequest` hook, with the Fetch standard's rules
+ * for credentials and wildcards.
  */
 export const corsPlugin = defineComponent<CorsOptions>({
   name: 'cors',

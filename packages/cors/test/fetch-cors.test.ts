@@ -130,3 +130,18 @@ test('a route can opt out with config.cors = false', async (t) => {
   t.same(res.json(), { plain: true })
   t.same(corsHeaders(res), {})
 })
+
+test('preflight: Access-Control-Request-Headers is echoed only when it is a list of header names', async (t) => {
+  const app = await build({ allowOrigins: [APP] })
+  t.teardown(() => app.close())
+  const preflight = (requested: string) => app.inject({ method: 'OPTIONS', url: '/open', headers: { origin: APP, 'access-control-request-method': 'POST', 'access-control-request-headers': requested } })
+  const ok = await preflight('x-a,x-b , content-type')
+  t.equal(ok.statusCode, 204)
+  t.equal(ok.headers['access-control-allow-headers'], 'x-a,x-b , content-type')
+  for (const bad of ['x-a;evil', 'x-a, ', '(x)', 'x a']) {
+    const res = await preflight(bad)
+    t.equal(res.statusCode, 204, `${bad}: still a preflight answer`)
+    t.equal(res.headers['access-control-allow-headers'], undefined, `${bad}: not echoed, so the browser refuses the actual request`)
+    t.equal(res.headers['access-control-allow-origin'], APP)
+  }
+})
