@@ -1,6 +1,8 @@
 export { Avatar } from './avatar.js'
 export type { AvatarInit } from './avatar.js'
 export { parseTags } from './tags.js'
+export { isSerializedOrigin, parseList } from './list-option.js'
+export type { ListOption } from './list-option.js'
 export { HttpError, Redirect } from './http-error.js'
 export type { ErrorHeaders, HttpErrorOptions } from './http-error.js'
 export { safeNextPath } from './safe-next-path.js'

@@ -35,5 +35,5 @@ export const corsPlugin = defineComponent<CorsOptions>({
 export default corsPlugin
 export { corsOptionsSchema, defaults as corsDefaults, resolveCorsOptions } from './options.js'
 export type { CorsOptions, ResolvedCorsOptions } from './options.js'
-export type { ListOption } from './list.js'
+export type { ListOption } from '@gatehouse/core'
 export { GATEHOUSE_CORS_INVALID_OPTIONS } from './errors.js'

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox'
 import { GATEHOUSE_CORS_INVALID_OPTIONS } from './errors.js'
-import { isSerializedOrigin, parseList, TOKEN, type ListOption } from './list.js'
+import { isSerializedOrigin, parseList, type ListOption } from '@gatehouse/core'
+import { TOKEN } from './list.js'
 
 /** Options of the cors component; every key is optional. Lists also take a comma-separated string. */
 export interface CorsOptions {

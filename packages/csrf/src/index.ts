@@ -61,5 +61,5 @@ export const csrfPlugin = defineComponent<CsrfOptions>({
 export default csrfPlugin
 export { csrfOptionsSchema, defaults as csrfDefaults, resolveCsrfOptions } from './options.js'
 export type { CsrfOptions, ResolvedCsrfOptions } from './options.js'
-export type { ListOption } from './origins.js'
+export type { ListOption } from '@gatehouse/core'
 export { GATEHOUSE_CSRF_CROSS_SITE, GATEHOUSE_CSRF_INVALID_OPTIONS } from './errors.js'
