@@ -1,6 +1,6 @@
 import type { SessionRecord, SessionStore } from '@gatehouse/session'
-import { checkPrefix, closeConnection, connectionDefaults, openConnection, whenReady, type OpenedConnection, type RedisConnection, type RedisStoreOptions } from './connection.js'
-import { redisUnavailable } from './errors.js'
+import type { RedisConnection, RedisStoreOptions } from './connection.js'
+import { RedisStore } from './redis-store.js'
 import { destroyAllSessions, destroySession, setSession, touchSession } from './session-scripts.js'
 
 /** Options of {@link RedisSessionStore}: a connection plus the shared store options. */
@@ -34,11 +34,8 @@ function parse (json: string | null, expires: string | null, now: number): Sessi
  * round trip (a read, or a Lua script); a failure or timeout rejects with
  * `GATEHOUSE_REDIS_UNAVAILABLE` (the session component answers 503).
  */
-export class RedisSessionStore implements SessionStore {
-  readonly #connection: OpenedConnection
-  readonly #prefix: string
+export class RedisSessionStore extends RedisStore implements SessionStore {
   readonly #indexPrefix: string
-  readonly #connectTimeout: number
 
   /**
    * @param options `{ url }` (the store opens, and `close()` closes, its own
@@ -47,70 +44,31 @@ export class RedisSessionStore implements SessionStore {
    * @param prefix the key prefix, as a second argument (DESIGN §6 form).
    */
   constructor (options: RedisSessionStoreOptions, prefix?: string) {
-    this.#prefix = checkPrefix(prefix ?? options?.prefix ?? SESSION_PREFIX, 'RedisSessionStore')
-    this.#indexPrefix = `${this.#prefix}identity:`
-    this.#connection = openConnection(options, 'RedisSessionStore')
-    this.#connectTimeout = options.connectTimeout ?? connectionDefaults.connectTimeout
-  }
-
-  /** The key prefix in use. */
-  get prefix (): string {
-    return this.#prefix
-  }
-
-  /** The ioredis client (yours, or the one the store opened). */
-  get client (): OpenedConnection['client'] {
-    return this.#connection.client
-  }
-
-  /** Resolves once connected; rejects with `GATEHOUSE_REDIS_UNAVAILABLE` after `timeout` ms (default: connectTimeout). */
-  async ready (timeout = this.#connectTimeout): Promise<void> {
-    try {
-      await whenReady(this.#connection.client, timeout)
-    } catch (err) {
-      throw redisUnavailable(err)
-    }
+    super(options, prefix, SESSION_PREFIX, 'RedisSessionStore')
+    this.#indexPrefix = `${this.prefix}identity:`
   }
 
   async get (key: string): Promise<SessionRecord | null> {
-    let fields: Array<string | null>
-    try {
-      fields = await this.#connection.client.hmget(this.#prefix + key, 'r', 'e')
-    } catch (err) {
-      throw redisUnavailable(err)
-    }
+    const fields = await this.run(this.connection.client.hmget(this.prefix + key, 'r', 'e'))
     return parse(fields[0] ?? null, fields[1] ?? null, Date.now())
   }
 
   async set (key: string, record: SessionRecord): Promise<void> {
     const stored: StoredRecord = { identity: record.identity, tags: record.tags, data: record.data, createdAt: record.createdAt }
     const identity = record.identity ?? ''
-    await this.#run(setSession.run(this.#connection.client, [this.#prefix + key, this.#indexPrefix + identity],
-      [JSON.stringify(stored), Math.floor(record.expiresAt), identity, Date.now(), key, this.#indexPrefix, this.#prefix]))
+    await this.run(setSession.run(this.connection.client, [this.prefix + key, this.#indexPrefix + identity],
+      [JSON.stringify(stored), Math.floor(record.expiresAt), identity, Date.now(), key, this.#indexPrefix, this.prefix]))
   }
 
   async touch (key: string, expiresAt: number): Promise<void> {
-    await this.#run(touchSession.run(this.#connection.client, [this.#prefix + key], [Math.floor(expiresAt), Date.now(), key, this.#indexPrefix]))
+    await this.run(touchSession.run(this.connection.client, [this.prefix + key], [Math.floor(expiresAt), Date.now(), key, this.#indexPrefix]))
   }
 
   async destroy (key: string): Promise<void> {
-    await this.#run(destroySession.run(this.#connection.client, [this.#prefix + key], [key, this.#indexPrefix]))
+    await this.run(destroySession.run(this.connection.client, [this.prefix + key], [key, this.#indexPrefix]))
   }
 
   async destroyAllFor (identity: string): Promise<number> {
-    return Number(await this.#run(destroyAllSessions.run(this.#connection.client, [this.#indexPrefix + identity], [this.#prefix, identity])))
-  }
-
-  /** Closes the client the store opened; a client you gave is left open. */
-  async close (): Promise<void> {
-    await closeConnection(this.#connection)
-  }
-
-  async #run (call: Promise<unknown>): Promise<unknown> {
-    try {
-      return await call
-    } catch (err) {
-      throw redisUnavailable(err)
-    }
+    return Number(await this.run(destroyAllSessions.run(this.connection.client, [this.#indexPrefix + identity], [this.prefix, identity])))
   }
 }
