@@ -1,10 +1,11 @@
 // Runs one benchmark suite: every scenario in its own server process, the
 // load from this one, scenarios interleaved over several rounds.
-//   node --import tsx run.ts <suite> [--seconds 5] [--rounds 2] [--connections 10] [--write]
+//   node --import tsx run.ts <suite> [--seconds 5] [--rounds 2] [--connections 10] [--no-pin] [--write]
 import { readFile, writeFile } from 'node:fs/promises'
 import { cpus } from 'node:os'
 import { parseArgs } from 'node:util'
 import { measure, type Measurement } from './lib/measure.js'
+import { pinToCpu } from './lib/pin.js'
 import type { Suite } from './lib/suite.js'
 
 const { values, positionals } = parseArgs({
@@ -14,6 +15,7 @@ const { values, positionals } = parseArgs({
     rounds: { type: 'string', default: '2' },
     connections: { type: 'string', default: '10' },
     write: { type: 'boolean', default: false },
+    'no-pin': { type: 'boolean', default: false },
     only: { type: 'string' }
   }
 })
@@ -26,6 +28,9 @@ const seconds = Math.min(60, Math.max(1, Number(values.seconds)))
 const rounds = Math.min(10, Math.max(1, Number(values.rounds)))
 const connections = Math.min(100, Math.max(1, Number(values.connections)))
 const { suite } = await import(`./suites/${suiteName}.js`) as { suite: Suite }
+// The load generator (this process) on CPU 0, each server on CPU 1.
+const pinned = !values['no-pin'] && pinToCpu(process.pid, 0)
+if (!values['no-pin'] && !pinned) console.error('not pinned: needs taskset and two CPUs; measuring unpinned')
 
 const runs = new Map<string, Measurement[]>()
 for (let round = 1; round <= rounds; round++) {
@@ -36,7 +41,7 @@ for (let round = 1; round <= rounds; round++) {
   if (round % 2 === 0) names.reverse()
   for (const name of names) {
     const scenario = suite.scenarios[name]!
-    const m = await measure(suiteName, name, scenario, seconds, connections)
+    const m = await measure(suiteName, name, scenario, seconds, connections, pinned ? 1 : undefined)
     if (m.non2xx > 0 || m.errors > 0) throw new Error(`${name}: ${m.non2xx} unexpected statuses, ${m.errors} errors`)
     runs.set(name, [...(runs.get(name) ?? []), m])
     console.error(`round ${round} ${name}: ${m.reqPerSec.toFixed(0)} req/s, p99 ${m.p99Ms} ms, ${m.cpuMicrosPerRequest.toFixed(1)} µs CPU/req`)
@@ -50,11 +55,11 @@ const summary = new Map([...runs].map(([name, ms]) => [name, {
   cpu: median(ms.map((m) => m.cpuMicrosPerRequest))
 }]))
 const base = summary.get(suite.baseline)!
-const command = `pnpm --filter @gatehouse/bench exec node --import tsx run.ts ${suiteName} --seconds ${seconds} --rounds ${rounds} --connections ${connections}`
+const command = `pnpm --filter @gatehouse/bench exec node --import tsx run.ts ${suiteName} --seconds ${seconds} --rounds ${rounds} --connections ${connections}${values.only === undefined ? '' : ` --only ${values.only}`}${values['no-pin'] ? ' --no-pin' : ''}`
 const lines = [
   `### ${suite.title}`,
   '',
-  `Command: \`${command}\` (after \`pnpm build\`) · ${new Date().toISOString().slice(0, 10)} · ${cpus().length} × ${cpus()[0]?.model.trim() ?? 'cpu'} · Node ${process.version} · ${connections} connections, ${seconds} s per run, ${rounds} interleaved rounds, medians.`,
+  `Command: \`${command}\` (after \`pnpm build\`) · ${new Date().toISOString().slice(0, 10)} · ${cpus().length} × ${cpus()[0]?.model.trim() ?? 'cpu'} · Node ${process.version} · ${connections} connections, ${seconds} s per run, ${rounds} interleaved rounds, medians${pinned ? '; server pinned to CPU 1, load generator to CPU 0' : ''}.`,
   '',
   '| scenario | req/s | × bare req/s | p99 ms | server CPU µs/req | Δ CPU µs/req vs bare |',
   '| --- | ---: | ---: | ---: | ---: | ---: |',

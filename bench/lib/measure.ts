@@ -2,6 +2,7 @@ import { fork, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
 import { fileURLToPath } from 'node:url'
 import autocannon from 'autocannon'
+import { pinToCpu } from './pin.js'
 import type { Scenario } from './suite.js'
 
 export interface Measurement {
@@ -42,11 +43,15 @@ function load (port: number, scenario: Scenario, seconds: number, connections: n
   })
 }
 
-/** Starts the scenario's server, warms it up, and measures one run. */
-export async function measure (suite: string, name: string, scenario: Scenario, seconds: number, connections: number): Promise<Measurement> {
+/**
+ * Starts the scenario's server (pinned to `serverCpu` when given), warms it
+ * up, and measures one run.
+ */
+export async function measure (suite: string, name: string, scenario: Scenario, seconds: number, connections: number, serverCpu?: number): Promise<Measurement> {
   const child = fork(SERVER, [suite, name], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
   try {
     const { port } = await ask(child, '', 'ready') as { port: number }
+    if (serverCpu !== undefined && !pinToCpu(child.pid!, serverCpu)) throw new Error('taskset could not pin the bench server')
     const prepared = scenario.prepare === undefined ? {} : await scenario.prepare(`http://127.0.0.1:${port}`)
     await load(port, scenario, 1, connections, prepared)
     await ask(child, 'reset', 'reset')

@@ -1,0 +1,61 @@
+// Counts the instructions each scenario's server executes per request, under
+// valgrind's callgrind: a measure that, unlike CPU time, does not move with
+// what else a shared machine is doing, for overheads of a few µs.
+//   node --import tsx count.ts <suite> [--warmup 15000] [--requests 2000] [--only a,b] [--write]
+import { readFile, writeFile } from 'node:fs/promises'
+import { parseArgs } from 'node:util'
+import { countInstructions } from './lib/instructions.js'
+import type { Suite } from './lib/suite.js'
+
+const { values, positionals } = parseArgs({
+  allowPositionals: true,
+  options: {
+    warmup: { type: 'string', default: '15000' },
+    requests: { type: 'string', default: '2000' },
+    write: { type: 'boolean', default: false },
+    only: { type: 'string' }
+  }
+})
+const suiteName = positionals[0]
+if (suiteName === undefined || !/^[a-z-]+$/.test(suiteName)) {
+  console.error('usage: count.ts <suite> [--warmup N] [--requests N] [--only a,b] [--write]')
+  process.exit(2)
+}
+const warmup = Math.min(50_000, Math.max(100, Number(values.warmup)))
+const requests = Math.min(50_000, Math.max(100, Number(values.requests)))
+const { suite } = await import(`./suites/${suiteName}.js`) as { suite: Suite }
+const only = values.only?.split(',')
+const names = Object.keys(suite.scenarios).filter((n) => only === undefined || only.includes(n) || n === suite.baseline)
+
+const counts = new Map<string, number>()
+for (const name of names) {
+  const perRequest = await countInstructions(suiteName, name, suite.scenarios[name]!, warmup, requests)
+  counts.set(name, perRequest)
+  console.error(`${name}: ${Math.round(perRequest)} instructions/req`)
+}
+
+const base = counts.get(suite.baseline)!
+const k = (n: number) => (n / 1000).toFixed(1)
+const command = `pnpm --filter @gatehouse/bench exec node --import tsx count.ts ${suiteName} --warmup ${warmup} --requests ${requests}${values.only === undefined ? '' : ` --only ${values.only}`}`
+const table = [
+  `### ${suite.title}: instructions per request`,
+  '',
+  `Command: \`${command}\` (after \`pnpm build\`; needs valgrind) · ${new Date().toISOString().slice(0, 10)} · Node ${process.version} · server under \`valgrind --tool=callgrind\` with \`node --single-threaded --max-semi-space-size=1\`; one keep-alive connection, requests one after another; counters zeroed after the warm-up.`,
+  '',
+  '| scenario | k instructions/req | × bare | Δ k instructions/req vs bare |',
+  '| --- | ---: | ---: | ---: |',
+  ...[...counts].map(([name, n]) => `| ${suite.scenarios[name]!.label} | ${k(n)} | ${(n / base).toFixed(3)} | ${name === suite.baseline ? '—' : (n - base >= 0 ? '+' : '') + k(n - base)} |`)
+].join('\n')
+console.log(table)
+
+if (values.write) {
+  const path = new URL('../docs/benchmarks.md', import.meta.url)
+  const start = `<!-- count:${suiteName} -->`
+  const end = `<!-- /count:${suiteName} -->`
+  let doc = await readFile(path, 'utf8')
+  const block = `${start}\n${table}\n${end}`
+  const at = doc.indexOf(start)
+  doc = at === -1 ? `${doc.trimEnd()}\n\n${block}\n` : doc.slice(0, at) + block + doc.slice(doc.indexOf(end) + end.length)
+  await writeFile(path, doc)
+  console.error(`written to docs/benchmarks.md (count:${suiteName})`)
+}
