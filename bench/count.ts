@@ -1,7 +1,7 @@
 // Counts the instructions each scenario's server executes per request, under
 // valgrind's callgrind: a measure that, unlike CPU time, does not move with
 // what else a shared machine is doing, for overheads of a few µs.
-//   node --import tsx count.ts <suite> [--warmup 15000] [--requests 2000] [--only a,b] [--write]
+//   node --import tsx count.ts <suite> [--warmup 12000] [--requests 3000] [--only a,b] [--write]
 import { readFile, writeFile } from 'node:fs/promises'
 import { parseArgs } from 'node:util'
 import { countInstructions } from './lib/instructions.js'
@@ -10,8 +10,8 @@ import type { Suite } from './lib/suite.js'
 const { values, positionals } = parseArgs({
   allowPositionals: true,
   options: {
-    warmup: { type: 'string', default: '15000' },
-    requests: { type: 'string', default: '2000' },
+    warmup: { type: 'string', default: '12000' },
+    requests: { type: 'string', default: '3000' },
     write: { type: 'boolean', default: false },
     only: { type: 'string' }
   }
