@@ -86,6 +86,29 @@ test('refused tokens: each a 401 with invalid_token and a reason', async (t) => 
   t.same(rs.body.caller, { identity: 'bob', tags: [], backend: 'jwt:rs' }, 'the RS256 verifier accepts its own tokens')
 })
 
+test('exp and nbf: 5 s of clock tolerance by default, clockTolerance overrides it', async (t) => {
+  // Seconds are read again when the token is checked, so the margins (3 and
+  // 7 around 5) hold even when a second boundary falls between signing and checking.
+  const byDefault = await build({ jwt: { main: { secret: SECRET, algorithm: 'HS256' } } })
+  t.teardown(() => byDefault.close())
+  const cases: Array<[string, JWTPayload, number, string | undefined]> = [
+    ['expired 3 s ago', { exp: nowS() - 3 }, 200, undefined],
+    ['expired 7 s ago', { exp: nowS() - 7 }, 401, 'The token has expired'],
+    ['valid from 3 s ahead', { nbf: nowS() + 3 }, 200, undefined],
+    ['valid from 7 s ahead', { nbf: nowS() + 7 }, 401, 'The token is not valid yet']
+  ]
+  for (const [what, claims, status, reason] of cases) {
+    const res = await call(byDefault, await hs({ sub: 'alice', ...claims }))
+    t.equal(res.status, status, what)
+    if (reason !== undefined) t.equal(res.body.message, reason, what)
+  }
+
+  const strict = await build({ jwt: { main: { secret: SECRET, algorithm: 'HS256', clockTolerance: 0 } } })
+  t.teardown(() => strict.close())
+  t.equal((await call(strict, await hs({ sub: 'alice', exp: nowS() - 3 }))).body.message, 'The token has expired', 'clockTolerance 0')
+  t.equal((await call(strict, await hs({ sub: 'alice', nbf: nowS() + 3 }))).body.message, 'The token is not valid yet', 'clockTolerance 0')
+})
+
 test('RS256 with only a public key: an HS256 token signed with that key is refused (no alg confusion)', async (t) => {
   const { publicKey } = await generateKeyPair('RS256', { extractable: true })
   const pem = await exportSPKI(publicKey)

@@ -81,6 +81,30 @@ test('basic: hashed credentials are verified once, then cached within bounds', a
   t.notOk(core.authenticate(header) instanceof Promise, 'a failure does not evict the good entry')
 })
 
+test('basic: the cache of verified credentials keeps at most max entries, least recently used out first', async (t) => {
+  const core = await AuthCore.create({
+    basic: {
+      carol: { passwordHash: await hashPassword('s3cret', FAST) },
+      dave: { passwordHash: await hashPassword('hunter2', FAST) }
+    },
+    basicCache: { max: 1, ttl: 60 }
+  })
+  const carol = basicHeader('carol', 's3cret')
+  const dave = basicHeader('dave', 'hunter2')
+  await core.authenticate(carol)
+  t.notOk(core.authenticate(carol) instanceof Promise, 'carol cached')
+  await core.authenticate(dave)
+  t.notOk(core.authenticate(dave) instanceof Promise, 'dave cached')
+  const again = core.authenticate(carol)
+  t.ok(again instanceof Promise, 'carol evicted: max 1')
+  await again
+  const off = await AuthCore.create({ basic: { carol: { passwordHash: await hashPassword('s3cret', FAST) } }, basicCache: { max: 0, ttl: 60 } })
+  await off.authenticate(carol)
+  const uncached = off.authenticate(carol)
+  t.ok(uncached instanceof Promise, 'max 0 turns the cache off')
+  await uncached
+})
+
 test('basic: bad entries fail at boot naming the entry', async (t) => {
   const cases: Array<[Record<string, unknown>, RegExp]> = [
     [{ alice: {} }, /^basic\.alice: give exactly one of password or passwordHash$/],

@@ -1,11 +1,28 @@
 import { test, type Test } from 'tap'
+import { createHmac } from 'node:crypto'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { MemoryApiKeyStore } from '@gatehouse/auth'
 import { basicHeader, build } from './helpers/build.js'
 
 // The spec's example checks, via inject and over a real socket.
+const SECRET = 'a-very-long-shared-secret-of-32+bytes!'
+const apiKeys = new MemoryApiKeyStore()
 const options = {
   basic: { admin: { password: 'admin-pass', tags: 'admin' } },
-  bearer: { svc: { token: 'svc-token-1', tags: 'reader' } }
+  bearer: { svc: { token: 'svc-token-1', tags: 'reader' } },
+  jwt: { main: { secret: SECRET, algorithm: 'HS256' as const } },
+  apiKeys
 }
+
+function hs256 (claims: object): string {
+  const b64 = (o: object) => Buffer.from(JSON.stringify(o)).toString('base64url')
+  const signing = `${b64({ alg: 'HS256', typ: 'JWT' })}.${b64(claims)}`
+  return `${signing}.${createHmac('sha256', SECRET).update(signing).digest('base64url')}`
+}
+const expiredJwt = hs256({ sub: 'alice', tags: ['admin'], exp: Math.floor(Date.now() / 1000) - 60 })
+// A key can only be issued to expire in the future: issue it for 50 ms and let it lapse.
+const expiredKey = apiKeys.issue({ label: 'old-bot', tags: 'admin', expiresAt: new Date(Date.now() + 50) })
+  .then(async ({ key }) => { await sleep(100); return key })
 
 async function checks (t: Test, call: (url: string, authorization?: string) => Promise<{ status: number, body: string, challenge: string | undefined }>) {
   const noCredentials = await call('/admin')
@@ -22,6 +39,13 @@ async function checks (t: Test, call: (url: string, authorization?: string) => P
   const badBasic = await call('/admin', basicHeader('admin', 'nope'))
   t.equal(badBasic.status, 401)
   t.equal(badBasic.challenge, 'Basic realm="gatehouse", charset="UTF-8"')
+  const expired = await call('/admin', `Bearer ${expiredJwt}`)
+  t.equal(expired.status, 401, 'expired JWT → 401')
+  t.equal(JSON.parse(expired.body).code, 'GATEHOUSE_AUTH_INVALID_TOKEN')
+  t.equal(expired.challenge, 'Bearer realm="gatehouse", error="invalid_token", error_description="The token has expired"')
+  const expiredApiKey = await call('/admin', `Bearer ${await expiredKey}`)
+  t.equal(expiredApiKey.status, 401, 'expired API key → 401')
+  t.equal(expiredApiKey.challenge, 'Bearer realm="gatehouse", error="invalid_token", error_description="The API key is unknown, revoked or expired"')
 }
 
 test('spec examples via inject', async (t) => {

@@ -1,6 +1,7 @@
-import { test } from 'tap'
+import { test, type Test } from 'tap'
 import { execFile } from 'node:child_process'
-import { join } from 'node:path'
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
+import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { FileApiKeyStore, FileUserStore } from '@gatehouse/auth'
@@ -18,24 +19,79 @@ async function until (check: () => boolean, ms: number): Promise<number> {
   return Date.now() - start
 }
 
+/**
+ * Runs one writer per prefix against `path`, all held at a barrier until
+ * each has started and opened its store, then released together. Resolves
+ * with each writer's output lines and its write window.
+ */
+async function together (t: Test, kind: 'keys' | 'users', path: string, count: number, prefixes: string[]) {
+  const barrier = t.testdir({})
+  const writers = prefixes.map((p) => writer(kind, path, String(count), p, barrier))
+  await until(() => prefixes.every((p) => existsSync(join(barrier, `ready-${p}`))), 30_000)
+  writeFileSync(join(barrier, 'go'), '')
+  const outputs = await Promise.all(writers)
+  return outputs.map(({ stdout }) => {
+    const lines = stdout.trim().split('\n')
+    const [, start, end] = lines.pop()!.split(' ').map(Number) as [number, number, number]
+    return { lines, start, end }
+  })
+}
+
 test('four processes issuing keys into one file at once lose nothing', async (t) => {
   const path = join(t.testdir({}), 'keys.json')
-  const outputs = await Promise.all([0, 1, 2, 3].map((p) => writer('keys', path, '8', `proc${p}`)))
-  const keys = outputs.flatMap((o) => o.stdout.trim().split('\n'))
-  t.equal(keys.length, 32)
+  let reads = 0
+  const unreadable: string[] = []
+  let writing = true
+  // Every read while the others write sees a whole document: writes go to a
+  // temp file that is renamed over the store, never into the store in place.
+  const reader = (async () => {
+    while (writing) {
+      if (existsSync(path)) {
+        try {
+          JSON.parse(readFileSync(path, 'utf8'))
+          reads++
+        } catch (err) {
+          unreadable.push((err as Error).message)
+        }
+      }
+      await new Promise((resolve) => setImmediate(resolve))
+    }
+  })()
+  const results = await together(t, 'keys', path, 25, ['p0', 'p1', 'p2', 'p3']).finally(() => { writing = false })
+  await reader
+  t.ok(Math.max(...results.map((r) => r.start)) < Math.min(...results.map((r) => r.end)), 'the four writers were writing at the same time')
+  const keys = results.flatMap((r) => r.lines)
+  t.equal(keys.length, 100)
+  t.same(unreadable, [], `${reads} reads during the writes, none of a partial file`)
+  t.ok(reads > 0)
   const store = await FileApiKeyStore.open(path)
   t.teardown(() => store.close())
-  t.equal((await store.list()).length, 32, 'every record is in the file')
+  t.equal((await store.list()).length, 100, 'every record is in the file')
   t.ok(keys.every((key) => store.verify(key) !== null), 'every issued key verifies')
+  t.same(readdirSync(dirname(path)).filter((f) => f.endsWith('.tmp') || f.endsWith('.lock')), [], 'no temp file or lock left behind')
 })
 
 test('four processes adding users into one file at once lose nothing', async (t) => {
   const path = join(t.testdir({}), 'users.json')
-  await Promise.all([0, 1, 2, 3].map((p) => writer('users', path, '5', `u${p}`)))
+  const results = await together(t, 'users', path, 8, ['u0', 'u1', 'u2', 'u3'])
+  t.ok(Math.max(...results.map((r) => r.start)) < Math.min(...results.map((r) => r.end)), 'the four writers were writing at the same time')
   const store = await FileUserStore.open(path, { scrypt: { N: 1024, r: 8, p: 1 } })
   const users = await store.list()
-  t.equal(users.length, 20)
-  t.not(await store.verify('u2-4', 'pw-u2-4'), null)
+  t.equal(users.length, 32)
+  t.not(await store.verify('u2-7', 'pw-u2-7'), null)
+})
+
+test('a change replaces the file (temp file renamed over it), never rewrites it in place', async (t) => {
+  const path = join(t.testdir({}), 'keys.json')
+  const store = await FileApiKeyStore.open(path)
+  t.teardown(() => store.close())
+  await store.issue({ label: 'first' })
+  const before = statSync(path)
+  await store.issue({ label: 'second' })
+  const after = statSync(path)
+  t.not(after.ino, before.ino, 'a new inode: the old file was replaced whole')
+  t.equal(after.mode & 0o777, 0o600)
+  t.same(readdirSync(dirname(path)), ['keys.json'], 'the temp file is gone')
 })
 
 test('a running store sees keys issued and revoked by another process within a second', async (t) => {

@@ -16,6 +16,10 @@ export async function apiKeyStoreConformance (t: Test, make: () => Promise<ApiKe
     const text = JSON.stringify(listed)
     t.notOk(text.includes(key.slice(21)), 'the secret is not listed')
     t.notMatch(text, /sha256|secretHash|hash/i, 'no hash is listed')
+    const fields = ['createdAt', 'enabled', 'expiresAt', 'keyId', 'label', 'lastUsedAt', 'tags']
+    t.same(Object.keys(record).sort(), fields, 'the issued record has only the public fields')
+    t.same(Object.keys((await store.verify(key))!).sort(), fields, 'so has the verified record')
+    t.same(Object.keys(listed[0]!).sort(), fields, 'and the listed one')
   })
 
   await t.test('verify: valid, wrong secret, unknown id, malformed, revoked', async (t) => {
@@ -69,6 +73,8 @@ export async function userStoreConformance (t: Test, make: () => Promise<UserSto
     t.equal(await store.verify('alice', 'wrong'), null)
     t.equal(await store.verify('bob', 'correct horse'), null, 'unknown users do not verify')
     t.notMatch(JSON.stringify(await store.list()), /scrypt|hash|correct horse/i)
+    const returned = [added, await store.get('alice'), await store.verify('alice', 'correct horse')]
+    t.notMatch(JSON.stringify(returned), /scrypt|hash|correct horse/i, 'add, get and verify never return the hash')
     await t.rejects(store.add('alice', { password: 'x' }), { code: 'GATEHOUSE_AUTH_STORE_INPUT', message: 'user alice already exists' })
   })
 
