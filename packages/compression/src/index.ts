@@ -53,6 +53,14 @@ const compression: FastifyPluginAsync<CompressionOptions> = async function compr
       done(null, payload)
       return
     }
+    reply.removeHeader('content-length')
+    markEncoded(reply, coding)
+    // A HEAD answer has the GET's headers and no body: Fastify drains the
+    // stream unread, so there is nothing to encode.
+    if (request.method === 'HEAD') {
+      done(null, payload)
+      return
+    }
     const encoded = encoders.get(coding)!.stream()
     pipeline(payload, encoded, (err) => {
       // A client that goes away mid-stream is not an error of ours.
@@ -60,8 +68,6 @@ const compression: FastifyPluginAsync<CompressionOptions> = async function compr
         request.log.warn({ err }, 'compression: the response stream failed')
       }
     })
-    reply.removeHeader('content-length')
-    markEncoded(reply, coding)
     done(null, encoded)
   }
 
@@ -77,11 +83,10 @@ const compression: FastifyPluginAsync<CompressionOptions> = async function compr
     weaken(reply)
   }
 
+  // HEAD goes the GET's way (RFC 9110 §9.3.2: the same header fields): a
+  // buffered body is encoded so that Content-Length is the one GET sends,
+  // and Fastify's HEAD handling then drops the body.
   app.addHook('onSend', function compress (request, reply, payload, done) {
-    if (request.method === 'HEAD') {
-      done(null, payload)
-      return
-    }
     const status = reply.statusCode
     if (status === 304) {
       revalidated(request, reply)

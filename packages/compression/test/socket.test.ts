@@ -2,6 +2,7 @@
 // what a client actually receives.
 import { createReadStream, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http'
+import { connect } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { gunzipSync } from 'node:zlib'
@@ -89,4 +90,27 @@ test('a streamed file is compressed as it flows (chunked, no Content-Length)', a
   const plain = await get(port, '/file', {})
   t.equal(plain.headers['content-encoding'], undefined)
   t.equal(plain.body.toString(), PAGE)
+})
+
+test('HEAD over a raw socket: the compressed length is announced and no byte of body follows', async (t) => {
+  const { app, port } = await listen()
+  t.teardown(() => app.close())
+  const gzipped = await get(port, '/json?n=20000')
+  const raw = await new Promise<string>((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1', () => {
+      socket.end('HEAD /json?n=20000 HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept-Encoding: gzip\r\nConnection: close\r\n\r\n')
+    })
+    const chunks: Buffer[] = []
+    socket.on('data', (c: Buffer) => chunks.push(c))
+    socket.on('end', () => resolve(Buffer.concat(chunks).toString('latin1')))
+    socket.on('error', reject)
+  })
+  const end = raw.indexOf('\r\n\r\n')
+  t.ok(end > 0)
+  t.equal(raw.length, end + 4, 'nothing after the header section')
+  const head = raw.slice(0, end).toLowerCase()
+  t.match(head, /^http\/1\.1 200 ok\r\n/)
+  t.match(head, /\r\ncontent-encoding: gzip\r\n/)
+  t.match(head, /\r\nvary: accept-encoding\r\n/)
+  t.match(head, new RegExp(`\\r\\ncontent-length: ${gzipped.body.length}\\r\\n`), 'the length GET sends')
 })
