@@ -1,4 +1,4 @@
-import { brotliDecompressSync, gunzipSync } from 'node:zlib'
+import { brotliDecompressSync, gunzipSync, gzipSync } from 'node:zlib'
 import { Readable } from 'node:stream'
 import { test } from 'tap'
 import Fastify from 'fastify'
@@ -56,6 +56,14 @@ test('compressionLevel is passed to zlib: 1 and 9 both decode, 9 is smaller', as
   t.ok(sizes[1]! < sizes[0]!, `level 9 (${sizes[1]}) < level 1 (${sizes[0]})`)
 })
 
+test('by default the body is exactly what zlib.gzipSync gives at level 6', async (t) => {
+  const app = await build()
+  t.teardown(() => app.close())
+  const res = await app.inject({ url: '/text?n=20000', headers: GZIP })
+  t.same(res.rawPayload, gzipSync(text(20000), { level: 6 }), 'level 6')
+  t.notSame(res.rawPayload, gzipSync(text(20000), { level: 1 }), 'level 1 gives other bytes, so the check can tell')
+})
+
 test('only when Accept-Encoding allows gzip', async (t) => {
   const app = await build()
   t.teardown(() => app.close())
@@ -78,6 +86,7 @@ test('only compressible types', async (t) => {
     app.get('/bytes', async () => Buffer.from(text(2000)))
     app.get('/problem', async (_req, reply) => reply.type('application/problem+json').send(JSON.stringify({ detail: text(2000) })))
     app.get('/svg', async (_req, reply) => reply.type('image/svg+xml').send(`<svg>${text(2000)}</svg>`))
+    app.get('/atom', async (_req, reply) => reply.type('application/atom+xml; charset=utf-8').send(`<feed>${text(2000)}</feed>`))
   })
   t.teardown(() => app.close())
   t.equal((await app.inject({ url: '/png', headers: GZIP })).headers['content-encoding'], undefined)
@@ -87,6 +96,9 @@ test('only compressible types', async (t) => {
   const svg = await app.inject({ url: '/svg', headers: GZIP })
   t.equal(svg.headers['content-encoding'], 'gzip')
   t.equal(gunzipSync(svg.rawPayload).toString(), `<svg>${text(2000)}</svg>`)
+  const atom = await app.inject({ url: '/atom', headers: GZIP })
+  t.equal(atom.headers['content-encoding'], 'gzip', 'a +xml type')
+  t.equal(gunzipSync(atom.rawPayload).toString(), `<feed>${text(2000)}</feed>`)
 })
 
 test('a body that would not shrink is sent as it is', async (t) => {

@@ -19,6 +19,16 @@ test('a preflight to a protected route is answered before auth: never 401/403', 
   // Even a broken Authorization header does not reach auth on a preflight.
   const odd = await app.inject({ method: 'OPTIONS', url: '/private', headers: { origin: APP, 'access-control-request-method': 'GET', authorization: 'Bearer nope' } })
   t.equal(odd.statusCode, 204)
+
+  // A route with its own OPTIONS handler behind a rule: the plain OPTIONS
+  // request is refused by the rule, the preflight never gets that far.
+  const plain = await app.inject({ method: 'OPTIONS', url: '/guarded', headers: { origin: APP } })
+  t.equal(plain.statusCode, 403, 'a plain OPTIONS meets the rule')
+  t.equal(plain.json().code, 'GATEHOUSE_CORE_FORBIDDEN')
+  const preflight = await app.inject({ method: 'OPTIONS', url: '/guarded', headers: { origin: APP, 'access-control-request-method': 'PUT' } })
+  t.equal(preflight.statusCode, 204, 'the preflight is answered by cors, before the rule')
+  t.equal(preflight.body, '')
+  t.match(corsHeaders(preflight), { ...ECHOED, 'access-control-allow-methods': /PUT/ })
 })
 
 test('the actual request without credentials is still 403, and carries the CORS headers', async (t) => {

@@ -22,6 +22,7 @@ test('a request without Origin is not a CORS request: no CORS headers', async (t
   const res = await app.inject({ url: '/open' })
   t.equal(res.statusCode, 200)
   t.same(corsHeaders(res), {})
+  t.equal(res.headers.vary, 'Origin', 'a cache must not hand this answer to a request with an Origin')
 })
 
 test('listed origins: the allowed one is echoed with Vary: Origin; others get no CORS headers', async (t) => {

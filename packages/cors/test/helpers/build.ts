@@ -9,7 +9,8 @@ export const TOKEN = 'a-static-bearer-token-for-the-cors-tests'
 
 /**
  * An app with errors + cors (+ auth when `withAuth`) through the chain:
- * an open route, a protected one (`authRule: 'reader'`), one that throws.
+ * an open route, protected ones (`authRule: 'reader'`, OPTIONS /guarded
+ * among them), one that throws.
  */
 export async function build (cors: CorsOptions = {}, { withAuth = false } = {}): Promise<FastifyInstance> {
   const app = Fastify()
@@ -20,6 +21,9 @@ export async function build (cors: CorsOptions = {}, { withAuth = false } = {}):
   app.post('/open', async () => ({ posted: true }))
   app.get('/private', { authRule: 'reader' }, async () => ({ secret: 42 }))
   app.delete('/private', { authRule: 'reader' }, async () => ({ deleted: true }))
+  // An OPTIONS route of its own behind a rule: a preflight answered by cors
+  // is a 204 here only because cors answers before the rule is checked.
+  app.options('/guarded', { authRule: 'reader' }, async () => ({ optionsHandler: true }))
   app.get('/boom', async () => { throw new Error('internal detail') })
   app.get('/no-cors', { config: { cors: false } }, async () => ({ plain: true }))
   await app.ready()
