@@ -52,7 +52,10 @@ const median = (xs: number[]) => { const s = [...xs].sort((a, b) => a - b); cons
 const summary = new Map([...runs].map(([name, ms]) => [name, {
   reqPerSec: median(ms.map((m) => m.reqPerSec)),
   p99Ms: median(ms.map((m) => m.p99Ms)),
-  cpu: median(ms.map((m) => m.cpuMicrosPerRequest))
+  cpu: median(ms.map((m) => m.cpuMicrosPerRequest)),
+  // The spread over rounds, so that a reader can see what a difference of medians is worth.
+  cpuMin: Math.min(...ms.map((m) => m.cpuMicrosPerRequest)),
+  cpuMax: Math.max(...ms.map((m) => m.cpuMicrosPerRequest))
 }]))
 const base = summary.get(suite.baseline)!
 const command = `pnpm --filter @gatehouse/bench exec node --import tsx run.ts ${suiteName} --seconds ${seconds} --rounds ${rounds} --connections ${connections}${values.only === undefined ? '' : ` --only ${values.only}`}${values['no-pin'] ? ' --no-pin' : ''}`
@@ -61,9 +64,9 @@ const lines = [
   '',
   `Command: \`${command}\` (after \`pnpm build\`) · ${new Date().toISOString().slice(0, 10)} · ${cpus().length} × ${cpus()[0]?.model.trim() ?? 'cpu'} · Node ${process.version} · ${connections} connections, ${seconds} s per run, ${rounds} interleaved rounds, medians${pinned ? '; server pinned to CPU 1, load generator to CPU 0' : ''}.`,
   '',
-  '| scenario | req/s | × bare req/s | p99 ms | server CPU µs/req | Δ CPU µs/req vs bare |',
-  '| --- | ---: | ---: | ---: | ---: | ---: |',
-  ...[...summary].map(([name, s]) => `| ${suite.scenarios[name]!.label} | ${s.reqPerSec.toFixed(0)} | ${(s.reqPerSec / base.reqPerSec).toFixed(2)} | ${s.p99Ms} | ${s.cpu.toFixed(1)} | ${name === suite.baseline ? '—' : (s.cpu - base.cpu >= 0 ? '+' : '') + (s.cpu - base.cpu).toFixed(1)} |`)
+  '| scenario | req/s | × bare req/s | p99 ms | server CPU µs/req | rounds min–max | Δ CPU µs/req vs bare |',
+  '| --- | ---: | ---: | ---: | ---: | ---: | ---: |',
+  ...[...summary].map(([name, s]) => `| ${suite.scenarios[name]!.label} | ${s.reqPerSec.toFixed(0)} | ${(s.reqPerSec / base.reqPerSec).toFixed(2)} | ${s.p99Ms} | ${s.cpu.toFixed(1)} | ${s.cpuMin.toFixed(1)}–${s.cpuMax.toFixed(1)} | ${name === suite.baseline ? '—' : (s.cpu - base.cpu >= 0 ? '+' : '') + (s.cpu - base.cpu).toFixed(1)} |`)
 ]
 const table = lines.join('\n')
 console.log(table)

@@ -2,9 +2,10 @@ import { Avatar } from '@gatehouse/core'
 import { BoundedCache } from './bounded-cache.js'
 import { sha256 } from './digest.js'
 import { GATEHOUSE_AUTH_INVALID_CONFIG } from './errors.js'
+import { SecretTable } from './secret-table.js'
 import { parsePasswordHash, verifyAgainstDummy, verifyPassword, type PasswordHash } from './password.js'
 
-/** One basic user: a password (kept only as a digest of the credential) or a scrypt hash. */
+/** One basic user: a password or a scrypt hash. */
 export interface BasicEntry {
   password?: string
   passwordHash?: string
@@ -28,18 +29,20 @@ const CONTROL = /[\x00-\x1f\x7f]/
 const INVALID = Object.freeze({ refused: 'invalid', detail: 'Invalid user name or password' } as const)
 
 /**
- * RFC 7617 Basic. Plain passwords are looked up in O(1) by the SHA-256 of
- * the base64 credential (the secret is never compared directly);
+ * RFC 7617 Basic. Plain passwords are found by the base64 credential
+ * through a {@link SecretTable} (a few compared in constant time, more
+ * looked up by SHA-256; never an early exit on the secret's content);
  * `passwordHash` users are verified with scrypt once, then served from a
- * bounded cache keyed the same way.
+ * bounded cache keyed by the SHA-256 of the credential.
  */
 export class BasicBackend {
-  readonly #plain = new Map<string, Avatar>()
+  readonly #plain: SecretTable<Avatar>
   readonly #hashed = new Map<string, { hash: PasswordHash, avatar: Avatar }>()
   readonly #verified: BoundedCache<Avatar>
   readonly #ttlMs: number
 
   constructor (entries: Readonly<Record<string, BasicEntry>>, cache: CacheOptions) {
+    const plain: Array<[string, Avatar]> = []
     for (const [user, entry] of Object.entries(entries)) {
       const where = `basic.${user}`
       if (user === '' || user.includes(':') || CONTROL.test(user)) {
@@ -50,7 +53,7 @@ export class BasicBackend {
       if (hasPassword === hasHash) throw new GATEHOUSE_AUTH_INVALID_CONFIG(where, 'give exactly one of password or passwordHash')
       const avatar = new Avatar(user, { tags: entry.tags, backend: 'basic' })
       if (hasPassword) {
-        this.#plain.set(sha256(Buffer.from(`${user}:${entry.password!}`, 'utf8').toString('base64')), avatar)
+        plain.push([Buffer.from(`${user}:${entry.password!}`, 'utf8').toString('base64'), avatar])
       } else {
         let hash: PasswordHash
         try {
@@ -61,19 +64,18 @@ export class BasicBackend {
         this.#hashed.set(user, { hash, avatar })
       }
     }
+    this.#plain = new SecretTable(plain)
     this.#verified = new BoundedCache(cache.max)
     this.#ttlMs = cache.ttl * 1000
   }
 
   /** The caller for credentials already known (a plain entry, or verified and cached), without decoding them. */
   known (credentials: string, now: number): Avatar | undefined {
-    const digest = sha256(credentials)
-    return this.#plain.get(digest) ?? this.#verified.get(digest, now)
+    return this.#plain.find(credentials) ?? (this.#verified.size === 0 ? undefined : this.#verified.get(sha256(credentials), now))
   }
 
   authenticate (credentials: string, now: number): Outcome | Promise<Outcome> {
-    const digest = sha256(credentials)
-    const known = this.#plain.get(digest) ?? this.#verified.get(digest, now)
+    const known = this.known(credentials, now)
     if (known !== undefined) return known
     if (credentials.length % 4 !== 0 || !BASE64.test(credentials)) {
       return { refused: 'malformed', detail: 'Basic credentials must be base64' }
@@ -84,7 +86,7 @@ export class BasicBackend {
       return { refused: 'malformed', detail: 'Basic credentials must be user:password without control characters' }
     }
     if (this.#hashed.size === 0) return INVALID
-    return this.#verifyHashed(decoded.slice(0, colon), decoded.slice(colon + 1), digest, now)
+    return this.#verifyHashed(decoded.slice(0, colon), decoded.slice(colon + 1), sha256(credentials), now)
   }
 
   async #verifyHashed (user: string, password: string, digest: string, now: number): Promise<Outcome> {

@@ -38,3 +38,27 @@ test('a token configured twice is a boot error in both modes', async (t) => {
     await t.rejects(AuthCore.create({ bearer }), { code: 'GATEHOUSE_AUTH_INVALID_CONFIG', message: 'bearer.dup: the same token is configured twice' }, `${count} tokens`)
   }
 })
+
+// Static Basic credentials go through the same table: scanned up to eight,
+// looked up by SHA-256 past that.
+for (const count of [1, 8, 9, 40]) {
+  test(`${count} static Basic user(s): each authenticates as itself; near misses are refused`, async (t) => {
+    const basic: Record<string, { password: string, tags: string }> = {}
+    for (let i = 0; i < count; i++) basic[`user${i}`] = { password: `pw-${i}-0123456789`, tags: `t${i}` }
+    const core = await AuthCore.create({ basic })
+    const header = (user: string, password: string) => `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`
+    for (let i = 0; i < count; i++) {
+      t.same(core.authenticate(header(`user${i}`, `pw-${i}-0123456789`)), { identity: `user${i}`, tags: [`t${i}`], backend: 'basic' }, `user${i}`)
+    }
+    const last = count - 1
+    const nearMisses: Record<string, string> = {
+      'last character of the password differs': header(`user${last}`, `pw-${last}-012345678x`),
+      'a prefix of the password': header(`user${last}`, `pw-${last}-012345678`),
+      'an unknown user': header('nobody', `pw-${last}-0123456789`)
+    }
+    if (count > 1) nearMisses['another user\'s password'] = header(`user${last}`, 'pw-0-0123456789')
+    for (const [what, value] of Object.entries(nearMisses)) {
+      t.throws(() => core.authenticate(value), { statusCode: 401, code: 'GATEHOUSE_AUTH_INVALID_CREDENTIALS', message: 'Invalid user name or password' }, what)
+    }
+  })
+}
