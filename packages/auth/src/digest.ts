@@ -15,9 +15,8 @@ export function sha256 (value: string): string {
 
 /**
  * Compares two strings in time that depends only on their lengths (no
- * early exit on content). Used on digests, whose length reveals nothing,
- * and on a few static bearer tokens, whose length is not treated as secret
- * (as with `crypto.timingSafeEqual`, which needs equal lengths).
+ * early exit on content). Used on digests, whose length reveals nothing;
+ * secrets whose length should not show go through `SecretTable`.
  * Strings rather than Buffers: a digest as a Buffer costs ~4× more to make.
  */
 export function constantTimeEqual (a: string, b: string): boolean {

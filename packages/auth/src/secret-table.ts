@@ -1,4 +1,4 @@
-import { constantTimeEqual, sha256 } from './digest.js'
+import { sha256 } from './digest.js'
 
 /**
  * Up to this many secrets, comparing a candidate with every one of them in
@@ -8,8 +8,39 @@ import { constantTimeEqual, sha256 } from './digest.js'
  */
 export const SCAN_LIMIT = 8
 
+/**
+ * A secret that a candidate is compared with in time that depends only on
+ * the candidate's length: every character of the candidate is compared,
+ * against the secret repeated out to a power-of-two length (so the index
+ * is a mask, never a branch or a read past the end), and the lengths'
+ * difference is folded into the result. Neither where the two differ nor
+ * the secret's length shows; a plain compare that stops at unequal lengths
+ * would tell a Basic password's length.
+ */
+export class ConstantTimeSecret {
+  readonly #length: number
+  readonly #padded: string
+  readonly #mask: number
+
+  constructor (secret: string) {
+    if (secret === '') throw new TypeError('a secret cannot be empty')
+    const size = 2 ** Math.ceil(Math.log2(secret.length))
+    this.#length = secret.length
+    this.#padded = secret.repeat(Math.ceil(size / secret.length)).slice(0, size)
+    this.#mask = size - 1
+  }
+
+  equals (candidate: string): boolean {
+    const padded = this.#padded
+    const mask = this.#mask
+    let difference = candidate.length ^ this.#length
+    for (let i = 0; i < candidate.length; i++) difference |= candidate.charCodeAt(i) ^ padded.charCodeAt(i & mask)
+    return difference === 0
+  }
+}
+
 interface Scanned<V> {
-  readonly secret: string
+  readonly secret: ConstantTimeSecret
   readonly value: V
 }
 
@@ -25,7 +56,7 @@ export class SecretTable<V> {
 
   constructor (entries: ReadonlyArray<readonly [secret: string, value: V]>) {
     if (entries.length <= SCAN_LIMIT) {
-      this.#scan = entries.map(([secret, value]) => ({ secret, value }))
+      this.#scan = entries.map(([secret, value]) => ({ secret: new ConstantTimeSecret(secret), value }))
     } else {
       this.#byDigest = new Map(entries.map(([secret, value]) => [sha256(secret), value]))
     }
@@ -40,11 +71,11 @@ export class SecretTable<V> {
     const scan = this.#scan
     if (scan === undefined) return this.#byDigest!.get(sha256(candidate))
     // Every entry is compared, whichever matches: the time depends on the
-    // candidate's and the configured lengths, never on where they differ.
+    // candidate's length and the number of entries, never on their content.
     let found: V | undefined
     for (let i = 0; i < scan.length; i++) {
       const entry = scan[i]!
-      if (constantTimeEqual(entry.secret, candidate)) found = entry.value
+      if (entry.secret.equals(candidate)) found = entry.value
     }
     return found
   }

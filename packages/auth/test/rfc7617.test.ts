@@ -82,23 +82,28 @@ test('basic: hashed credentials are verified once, then cached within bounds', a
 })
 
 test('basic: the cache of verified credentials keeps at most max entries, least recently used out first', async (t) => {
+  const hashed = async (password: string) => ({ passwordHash: await hashPassword(password, FAST) })
   const core = await AuthCore.create({
-    basic: {
-      carol: { passwordHash: await hashPassword('s3cret', FAST) },
-      dave: { passwordHash: await hashPassword('hunter2', FAST) }
-    },
-    basicCache: { max: 1, ttl: 60 }
+    basic: { carol: await hashed('s3cret'), dave: await hashed('hunter2'), erin: await hashed('tr0ub4dor') },
+    basicCache: { max: 2, ttl: 60 }
   })
   const carol = basicHeader('carol', 's3cret')
   const dave = basicHeader('dave', 'hunter2')
+  const erin = basicHeader('erin', 'tr0ub4dor')
+  const cached = (header: string) => {
+    const outcome = core.authenticate(header)
+    return { cached: !(outcome instanceof Promise), settled: Promise.resolve(outcome) }
+  }
   await core.authenticate(carol)
-  t.notOk(core.authenticate(carol) instanceof Promise, 'carol cached')
   await core.authenticate(dave)
-  t.notOk(core.authenticate(dave) instanceof Promise, 'dave cached')
-  const again = core.authenticate(carol)
-  t.ok(again instanceof Promise, 'carol evicted: max 1')
-  await again
-  const off = await AuthCore.create({ basic: { carol: { passwordHash: await hashPassword('s3cret', FAST) } }, basicCache: { max: 0, ttl: 60 } })
+  t.ok(cached(carol).cached, 'carol cached, and now the most recently used')
+  await core.authenticate(erin)
+  t.ok(cached(carol).cached, 'carol kept: she was used after dave')
+  t.ok(cached(erin).cached, 'erin cached')
+  const evicted = cached(dave)
+  t.notOk(evicted.cached, 'dave, the least recently used, went out')
+  await evicted.settled
+  const off = await AuthCore.create({ basic: { carol: await hashed('s3cret') }, basicCache: { max: 0, ttl: 60 } })
   await off.authenticate(carol)
   const uncached = off.authenticate(carol)
   t.ok(uncached instanceof Promise, 'max 0 turns the cache off')

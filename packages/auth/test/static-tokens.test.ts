@@ -62,3 +62,14 @@ for (const count of [1, 8, 9, 40]) {
     }
   })
 }
+
+test('a token is compared with its full length: repeats and prefixes of it are refused', async (t) => {
+  // The compare reads the token repeated out to a power-of-two length; a
+  // candidate made of that repetition must not pass.
+  const core = await AuthCore.create({ bearer: { short: { token: 'abc' }, exact: { token: 'abcd' } } })
+  t.same(core.authenticate('Bearer abc'), { identity: 'short', tags: [], backend: 'bearer' })
+  t.same(core.authenticate('Bearer abcd'), { identity: 'exact', tags: [], backend: 'bearer' })
+  for (const token of ['abca', 'abcabc', 'ab', 'a', 'abcdabcd', 'abcda', 'abd']) {
+    t.throws(() => core.authenticate(`Bearer ${token}`), { statusCode: 401, code: INVALID_TOKEN }, token)
+  }
+})

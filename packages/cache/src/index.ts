@@ -20,15 +20,12 @@ type Done = (err: Error | null, payload?: unknown) => void
 function answerNotModified (request: FastifyRequest, reply: FastifyReply, payload: unknown, done: Done): void {
   reply.code(304)
   reply.removeHeader('content-length')
-  if (typeof payload === 'string' || Buffer.isBuffer(payload)) {
-    // Fastify's HEAD handler (which runs after this hook) measures the body
-    // for Content-Length and drops it; a 304 may carry the 200's length.
-    done(null, request.method === 'HEAD' ? payload : null)
-    return
-  }
   // The body is not sent; a file stream would otherwise hold its descriptor.
-  discard(payload)
-  // Fastify's HEAD handler cannot take null; an empty stream gives it nothing to measure.
+  if (typeof payload !== 'string' && !Buffer.isBuffer(payload)) discard(payload)
+  // Fastify's HEAD handler (which runs after this hook) cannot take null and
+  // would measure a body for Content-Length: an empty stream gives it nothing
+  // to measure, so a HEAD 304 carries no length, as the GET 304 does (the
+  // 200's length may be the compressed one, unknown here; RFC 9110 §8.6).
   done(null, request.method === 'HEAD' ? Readable.from([]) : null)
 }
 

@@ -114,6 +114,7 @@ test('§13.1.2/§13.1.3 HEAD is answered like GET', async (t) => {
   t.equal(buffered.statusCode, 304)
   t.equal(buffered.body, '')
   t.equal(buffered.headers.etag, TAG)
+  t.equal(buffered.headers['content-length'], undefined, 'as the GET 304: no length')
   const before = opened.length
   const streamed = await app.inject({ method: 'HEAD', url: '/stream', headers: { 'if-modified-since': MTIME_HTTP } })
   t.equal(streamed.statusCode, 304)

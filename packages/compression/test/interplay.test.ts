@@ -75,6 +75,27 @@ test('304 before compression: no body, no Content-Encoding, the validators kept'
   t.equal(gunzipSync(stale.rawPayload).toString(), SOURCE)
 })
 
+test('HEAD through cache and compression: the 200 has the GET\'s headers, the 304 no length', async (t) => {
+  const { app } = await build()
+  t.teardown(() => app.close())
+  const gzip = { 'accept-encoding': 'gzip' }
+  const get = await app.inject({ url: '/app.js', headers: gzip })
+  const head = await app.inject({ method: 'HEAD', url: '/app.js', headers: gzip })
+  t.equal(head.statusCode, 200)
+  t.equal(head.rawPayload.length, 0)
+  for (const name of ['content-encoding', 'etag', 'last-modified', 'cache-control', 'vary', 'content-length']) {
+    t.equal(head.headers[name], get.headers[name], `HEAD 200 ${name}`)
+  }
+  for (const headers of [{ 'if-none-match': `W/${TAG}` }, { 'if-modified-since': MTIME.toUTCString() }]) {
+    const revalidated = await app.inject({ method: 'HEAD', url: '/app.js', headers: { ...gzip, ...headers } })
+    t.equal(revalidated.statusCode, 304, JSON.stringify(headers))
+    t.equal(revalidated.rawPayload.length, 0)
+    t.equal(revalidated.headers['content-length'], undefined, 'no length: the 200\'s is the encoded one, unknown here')
+    t.equal(revalidated.headers.etag, `W/${TAG}`)
+    t.equal(revalidated.headers.vary, 'Accept-Encoding')
+  }
+})
+
 test('with the errors component: error responses are answered sanely', async (t) => {
   const { app } = await build()
   t.teardown(() => app.close())

@@ -98,7 +98,7 @@ test('HEAD over a raw socket: the compressed length is announced and no byte of 
   const gzipped = await get(port, '/json?n=20000')
   const raw = await new Promise<string>((resolve, reject) => {
     const socket = connect(port, '127.0.0.1', () => {
-      socket.end('HEAD /json?n=20000 HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept-Encoding: gzip\r\nConnection: close\r\n\r\n')
+      socket.write('HEAD /json?n=20000 HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept-Encoding: gzip\r\nConnection: close\r\n\r\n')
     })
     const chunks: Buffer[] = []
     socket.on('data', (c: Buffer) => chunks.push(c))

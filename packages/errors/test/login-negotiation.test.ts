@@ -124,7 +124,7 @@ test('login on, over a real socket: hostile request targets land on /', async (t
   for (const target of targets) {
     const head = await new Promise<string>((resolve, reject) => {
       const socket = connect(port, '127.0.0.1', () => {
-        socket.end(`GET ${target} HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/html\r\nConnection: close\r\n\r\n`)
+        socket.write(`GET ${target} HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/html\r\nConnection: close\r\n\r\n`)
       })
       let data = ''
       socket.on('data', (chunk) => { data += chunk.toString('latin1') })
