@@ -19,14 +19,17 @@ export const SCAN_LIMIT = 8
  */
 export class ConstantTimeSecret {
   readonly #length: number
-  readonly #padded: string
+  // Character codes in a typed array: reading a string made by repeat()
+  // and slice() goes through its parts on every charCodeAt.
+  readonly #padded: Uint16Array
   readonly #mask: number
 
   constructor (secret: string) {
     if (secret === '') throw new TypeError('a secret cannot be empty')
     const size = 2 ** Math.ceil(Math.log2(secret.length))
     this.#length = secret.length
-    this.#padded = secret.repeat(Math.ceil(size / secret.length)).slice(0, size)
+    this.#padded = new Uint16Array(size)
+    for (let i = 0; i < size; i++) this.#padded[i] = secret.charCodeAt(i % secret.length)
     this.#mask = size - 1
   }
 
@@ -34,7 +37,7 @@ export class ConstantTimeSecret {
     const padded = this.#padded
     const mask = this.#mask
     let difference = candidate.length ^ this.#length
-    for (let i = 0; i < candidate.length; i++) difference |= candidate.charCodeAt(i) ^ padded.charCodeAt(i & mask)
+    for (let i = 0; i < candidate.length; i++) difference |= candidate.charCodeAt(i) ^ padded[i & mask]!
     return difference === 0
   }
 }
