@@ -2,10 +2,9 @@
 // valgrind's callgrind: a measure that, unlike CPU time, does not move with
 // what else a shared machine is doing, for overheads of a few µs.
 //   node --import tsx count.ts <suite> [--warmup 12000] [--requests 3000] [--only a,b] [--write]
-import { readFile, writeFile } from 'node:fs/promises'
 import { parseArgs } from 'node:util'
+import { loadSuite, publish, selectScenarios, wholeNumber } from './lib/cli.js'
 import { countInstructions } from './lib/instructions.js'
-import type { Suite } from './lib/suite.js'
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
@@ -16,16 +15,11 @@ const { values, positionals } = parseArgs({
     only: { type: 'string' }
   }
 })
-const suiteName = positionals[0]
-if (suiteName === undefined || !/^[a-z-]+$/.test(suiteName)) {
-  console.error('usage: count.ts <suite> [--warmup N] [--requests N] [--only a,b] [--write]')
-  process.exit(2)
-}
-const warmup = Math.min(50_000, Math.max(100, Number(values.warmup)))
-const requests = Math.min(50_000, Math.max(100, Number(values.requests)))
-const { suite } = await import(`./suites/${suiteName}.js`) as { suite: Suite }
-const only = values.only?.split(',')
-const names = Object.keys(suite.scenarios).filter((n) => only === undefined || only.includes(n) || n === suite.baseline)
+const USAGE = 'count.ts <suite> [--warmup N] [--requests N] [--only a,b] [--write]'
+const { name: suiteName, suite } = await loadSuite(positionals, USAGE)
+const warmup = wholeNumber('warmup', values.warmup, 100, 50_000, USAGE)
+const requests = wholeNumber('requests', values.requests, 100, 50_000, USAGE)
+const names = selectScenarios(suite, values.only, USAGE)
 
 const counts = new Map<string, number>()
 for (const name of names) {
@@ -48,14 +42,4 @@ const table = [
 ].join('\n')
 console.log(table)
 
-if (values.write) {
-  const path = new URL('../docs/benchmarks.md', import.meta.url)
-  const start = `<!-- count:${suiteName} -->`
-  const end = `<!-- /count:${suiteName} -->`
-  let doc = await readFile(path, 'utf8')
-  const block = `${start}\n${table}\n${end}`
-  const at = doc.indexOf(start)
-  doc = at === -1 ? `${doc.trimEnd()}\n\n${block}\n` : doc.slice(0, at) + block + doc.slice(doc.indexOf(end) + end.length)
-  await writeFile(path, doc)
-  console.error(`written to docs/benchmarks.md (count:${suiteName})`)
-}
+if (values.write) await publish(`count:${suiteName}`, table)

@@ -1,12 +1,11 @@
 // Runs one benchmark suite: every scenario in its own server process, the
 // load from this one, scenarios interleaved over several rounds.
 //   node --import tsx run.ts <suite> [--seconds 5] [--rounds 2] [--connections 10] [--no-pin] [--write]
-import { readFile, writeFile } from 'node:fs/promises'
 import { cpus } from 'node:os'
 import { parseArgs } from 'node:util'
+import { loadSuite, publish, selectScenarios, wholeNumber } from './lib/cli.js'
 import { measure, type Measurement } from './lib/measure.js'
 import { pinToCpu } from './lib/pin.js'
-import type { Suite } from './lib/suite.js'
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
@@ -19,15 +18,12 @@ const { values, positionals } = parseArgs({
     only: { type: 'string' }
   }
 })
-const suiteName = positionals[0]
-if (suiteName === undefined || !/^[a-z-]+$/.test(suiteName)) {
-  console.error('usage: run.ts <suite> [--seconds N] [--rounds N] [--connections N] [--only a,b] [--write]')
-  process.exit(2)
-}
-const seconds = Math.min(60, Math.max(1, Number(values.seconds)))
-const rounds = Math.min(10, Math.max(1, Number(values.rounds)))
-const connections = Math.min(100, Math.max(1, Number(values.connections)))
-const { suite } = await import(`./suites/${suiteName}.js`) as { suite: Suite }
+const USAGE = 'run.ts <suite> [--seconds N] [--rounds N] [--connections N] [--only a,b] [--no-pin] [--write]'
+const { name: suiteName, suite } = await loadSuite(positionals, USAGE)
+const seconds = wholeNumber('seconds', values.seconds, 1, 60, USAGE)
+const rounds = wholeNumber('rounds', values.rounds, 1, 10, USAGE)
+const connections = wholeNumber('connections', values.connections, 1, 100, USAGE)
+const selected = selectScenarios(suite, values.only, USAGE)
 // The load generator (this process) on CPU 0, each server on CPU 1.
 const pinned = !values['no-pin'] && pinToCpu(process.pid, 0)
 if (!values['no-pin'] && !pinned) console.error('not pinned: needs taskset and two CPUs; measuring unpinned')
@@ -36,8 +32,7 @@ const runs = new Map<string, Measurement[]>()
 for (let round = 1; round <= rounds; round++) {
   // Alternate the direction each round so that drift (heat, other load)
   // does not favour the scenarios measured first.
-  const only = values.only?.split(',')
-  const names = Object.keys(suite.scenarios).filter((n) => only === undefined || only.includes(n) || n === suite.baseline)
+  const names = [...selected]
   if (round % 2 === 0) names.reverse()
   for (const name of names) {
     const scenario = suite.scenarios[name]!
@@ -71,14 +66,4 @@ const lines = [
 const table = lines.join('\n')
 console.log(table)
 
-if (values.write) {
-  const path = new URL('../docs/benchmarks.md', import.meta.url)
-  const start = `<!-- bench:${suiteName} -->`
-  const end = `<!-- /bench:${suiteName} -->`
-  let doc = await readFile(path, 'utf8').catch(() => '# Benchmarks\n')
-  const block = `${start}\n${table}\n${end}`
-  const at = doc.indexOf(start)
-  doc = at === -1 ? `${doc.trimEnd()}\n\n${block}\n` : doc.slice(0, at) + block + doc.slice(doc.indexOf(end) + end.length)
-  await writeFile(path, doc)
-  console.error(`written to docs/benchmarks.md (${suiteName})`)
-}
+if (values.write) await publish(`bench:${suiteName}`, table)

@@ -55,8 +55,8 @@ const compression: FastifyPluginAsync<CompressionOptions> = async function compr
     }
     reply.removeHeader('content-length')
     markEncoded(reply, coding)
-    // A HEAD answer has the GET's headers and no body: Fastify drains the
-    // stream unread, so there is nothing to encode.
+    // A HEAD answer has the GET's headers and no body: Fastify reads the
+    // stream and discards it, so encoding it would be wasted work.
     if (request.method === 'HEAD') {
       done(null, payload)
       return

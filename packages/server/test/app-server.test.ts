@@ -1,17 +1,12 @@
 import { test } from 'tap'
 import { request } from 'node:http'
-import { createHmac } from 'node:crypto'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { AppServer, RoutedApplication, route } from '@gatehouse/server'
+import { basic, hs256 } from './helpers/credentials.js'
 
 const SECRET = 'app-server-test-secret-of-32-bytes!!'
 const BROWSER = 'text/html,application/xhtml+xml,*/*;q=0.8'
-const basic = (u: string, p: string) => `Basic ${Buffer.from(`${u}:${p}`).toString('base64')}`
-function jwt (claims: object): string {
-  const part = (o: object) => Buffer.from(JSON.stringify(o)).toString('base64url')
-  const input = `${part({ alg: 'HS256' })}.${part(claims)}`
-  return `${input}.${createHmac('sha256', SECRET).update(input).digest('base64url')}`
-}
+const jwt = (claims: object): string => hs256(claims, SECRET)
 
 class Shop extends RoutedApplication {
   @route('/orders', { authRule: 'admin|ops' })

@@ -1,20 +1,15 @@
 import { test } from 'tap'
-import { createHmac } from 'node:crypto'
 import type { FastifyBaseLogger } from 'fastify'
 import pino from 'pino'
 import { AppServer, RoutedApplication, route } from '@gatehouse/server'
+import { basic, hs256 } from './helpers/credentials.js'
 
 // Every credential the server sees, accepted or refused, through every way
 // in, with Fastify's logger at trace and the access log showing headers and
 // queries: none of them reaches a log line.
 const SECRET = 'secrets-test-hs256-secret-of-32-bytes'
 const API_KEY = `gak_00000000000000aa_${'Kq3'.repeat(14)}x`
-const basic = (u: string, p: string) => `Basic ${Buffer.from(`${u}:${p}`).toString('base64')}`
-function jwt (claims: object): string {
-  const part = (o: object) => Buffer.from(JSON.stringify(o)).toString('base64url')
-  const input = `${part({ alg: 'HS256' })}.${part(claims)}`
-  return `${input}.${createHmac('sha256', SECRET).update(input).digest('base64url')}`
-}
+const jwt = (claims: object): string => hs256(claims, SECRET)
 
 class Api extends RoutedApplication {
   @route('/private', { authRule: 'ops' })
