@@ -15,10 +15,11 @@ test('MemoryLockoutStore conformance', async (t) => {
 
 test('MemoryLockoutStore: keys are independent and the store is bounded', async (t) => {
   const store = new MemoryLockoutStore(2)
-  for (let i = 0; i < 5; i++) store.fail('a', policy, 0)
+  for (let i = 0; i < 5; i++) { store.claim('a', policy, 0); store.recordFailure('a', policy, 0) }
+  t.equal(store.lockedFor('a', 0), 30)
   t.equal(store.lockedFor('b', 0), 0)
-  store.fail('b', policy, 0)
-  store.fail('c', policy, 0)
-  t.equal(store.lockedFor('a', 0), 0, 'the least recently failed key was dropped')
+  store.claim('b', policy, 0)
+  store.claim('c', policy, 0)
+  t.equal(store.lockedFor('a', 0), 0, 'the least recently changed key was dropped')
   t.throws(() => new MemoryLockoutStore(0), TypeError)
 })

@@ -1,28 +1,60 @@
+import { CLAIM_TTL_MS } from '@gatehouse/auth'
 import { LuaScript } from './lua-script.js'
 
 // A key's state is a hash under <prefix><key>: f = failures, l = locked
-// until (ms), t = last failure (ms). The same rules as afterFailure() in
-// @gatehouse/auth, run inside Redis so concurrent failures on several
-// instances are all counted. Times come from the caller (its `now`); the
-// key's expiry is relative (PEXPIRE), so it holds whatever the clock says.
+// until (ms), t = last failure (ms), p = claims in flight, c = latest claim
+// (ms). The same rules as afterClaim/afterFailure/afterRefund in
+// @gatehouse/auth, run inside Redis so that attempts on several instances
+// are claimed and settled atomically. Times come from the caller (its
+// `now`); the key's expiry is relative (PEXPIRE), so it holds whatever the
+// clock says. Every script takes KEYS: state; ARGV: now, maxAttempts,
+// backoff (s), resetAfter (s), cap (s).
 
-/**
- * KEYS: state. ARGV: now, maxAttempts, backoff (s), resetAfter (s), cap (s).
- * Returns the milliseconds the key is now locked (0 when not).
- */
-export const failLockout = new LuaScript(`
+const PRELUDE = `
 local now, max, backoff, reset_ms, cap = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]) * 1000, tonumber(ARGV[5])
-local state = redis.call('HMGET', KEYS[1], 'f', 'l', 't')
-local failures, locked, last = tonumber(state[1]), tonumber(state[2]) or 0, tonumber(state[3])
-if failures ~= nil and (last == nil or now - last > reset_ms) then failures = nil; locked = 0 end
-if failures ~= nil and locked > now then return locked - now end
-failures = (failures or 0) + 1
-locked = 0
-if failures >= max then
-  locked = math.floor(now + math.min(cap, backoff * 2 ^ math.min(failures - max, 30)) * 1000)
+local claim_ttl = ${CLAIM_TTL_MS}
+local s = redis.call('HMGET', KEYS[1], 'f', 'l', 't', 'p', 'c')
+local f, l, t, p, c = tonumber(s[1]) or 0, tonumber(s[2]) or 0, tonumber(s[3]) or 0, tonumber(s[4]) or 0, tonumber(s[5]) or 0
+if f > 0 and now - t > reset_ms and l <= now then f = 0; l = 0 end
+if p > 0 and now - c > claim_ttl then p = 0 end
+local function lock_seconds (n)
+  if n < max then return 0 end
+  return math.min(cap, backoff * 2 ^ math.min(n - max, 30))
 end
-redis.call('HSET', KEYS[1], 'f', failures, 'l', locked, 't', now)
-redis.call('PEXPIRE', KEYS[1], math.ceil(math.max(locked - now, reset_ms)) + 1000)
-if locked > now then return locked - now end
+local function save ()
+  if f == 0 and p == 0 and l <= now then redis.call('DEL', KEYS[1]); return end
+  redis.call('HSET', KEYS[1], 'f', f, 'l', l, 't', t, 'p', p, 'c', c)
+  redis.call('PEXPIRE', KEYS[1], math.ceil(math.max(l - now, reset_ms, claim_ttl)) + 1000)
+end
+`
+
+/** Returns 0 when the attempt may go ahead (claimed), else the seconds to wait (not counted). */
+export const claimAttempt = new LuaScript(PRELUDE + `
+if l > now then return math.ceil((l - now) / 1000) end
+local room = 1
+if f < max then room = max - f end
+if p >= room then return math.max(1, lock_seconds(f + p)) end
+p = p + 1
+c = now
+save()
+return 0
+`, 1)
+
+/** Settles a claim as a failure; returns the milliseconds the key is now locked (0 when not). */
+export const recordFailure = new LuaScript(PRELUDE + `
+if p > 0 then p = p - 1 end
+f = f + 1
+t = now
+local seconds = lock_seconds(f)
+if seconds > 0 then l = math.max(l, math.floor(now + seconds * 1000)) end
+save()
+if l > now then return l - now end
+return 0
+`, 1)
+
+/** Settles a claim as a success, keeping the failures. */
+export const refundAttempt = new LuaScript(PRELUDE + `
+if p > 0 then p = p - 1 end
+save()
 return 0
 `, 1)

@@ -1,6 +1,6 @@
 import { MAX_LOCK_SECONDS, type LockoutPolicy, type LockoutStore } from '@gatehouse/auth'
 import type { RedisConnection, RedisStoreOptions } from './connection.js'
-import { failLockout } from './lockout-scripts.js'
+import { claimAttempt, recordFailure, refundAttempt } from './lockout-scripts.js'
 import { RedisStore } from './redis-store.js'
 
 /** Options of {@link RedisLockoutStore}: a connection plus the shared store options. */
@@ -34,13 +34,24 @@ export class RedisLockoutStore extends RedisStore implements LockoutStore {
     return lockedUntil > now ? Math.ceil((lockedUntil - now) / 1000) : 0
   }
 
-  async fail (key: string, policy: LockoutPolicy, now: number): Promise<number> {
-    const remaining = await this.run(failLockout.run(this.connection.client, [this.prefix + key],
-      [Math.floor(now), policy.maxAttempts, policy.backoff, policy.resetAfter, MAX_LOCK_SECONDS]))
+  async claim (key: string, policy: LockoutPolicy, now: number): Promise<number> {
+    return Number(await this.run(claimAttempt.run(this.connection.client, [this.prefix + key], this.#args(policy, now))))
+  }
+
+  async recordFailure (key: string, policy: LockoutPolicy, now: number): Promise<number> {
+    const remaining = await this.run(recordFailure.run(this.connection.client, [this.prefix + key], this.#args(policy, now)))
     return Math.ceil(Number(remaining) / 1000)
+  }
+
+  async refund (key: string, policy: LockoutPolicy, now: number): Promise<void> {
+    await this.run(refundAttempt.run(this.connection.client, [this.prefix + key], this.#args(policy, now)))
   }
 
   async reset (key: string): Promise<void> {
     await this.run(this.connection.client.del(this.prefix + key))
+  }
+
+  #args (policy: LockoutPolicy, now: number): number[] {
+    return [Math.floor(now), policy.maxAttempts, policy.backoff, policy.resetAfter, MAX_LOCK_SECONDS]
   }
 }

@@ -1,5 +1,6 @@
 import { test } from 'tap'
 import { Redis } from 'ioredis'
+import { CLAIM_TTL_MS } from '@gatehouse/auth'
 import { RedisLockoutStore, LOCKOUT_PREFIX } from '@gatehouse/redis'
 import { lockoutStoreConformance } from '../../auth/test/helpers/lockout-store-conformance.js'
 import { cleanPrefix, needRedis, REDIS_URL, testPrefix } from './helpers/redis.js'
@@ -20,7 +21,7 @@ test('RedisLockoutStore conformance', redis, async (t) => {
   })
 })
 
-test('RedisLockoutStore: two stores (two instances) on one Redis count concurrent failures together', redis, async (t) => {
+test('RedisLockoutStore: two stores (two instances) on one Redis share the claims of concurrent attempts', redis, async (t) => {
   const prefix = testPrefix('lock')
   const a = new RedisLockoutStore({ url: REDIS_URL }, prefix)
   const client = new Redis(REDIS_URL)
@@ -28,12 +29,14 @@ test('RedisLockoutStore: two stores (two instances) on one Redis count concurren
   t.teardown(async () => { await a.close(); await b.close(); client.disconnect(); await cleanPrefix(prefix) })
   await a.ready()
   const now = Date.now()
-  const strict = { maxAttempts: 40, backoff: 30, resetAfter: 3600 }
-  const results = await Promise.all(Array.from({ length: 40 }, async (_v, i) => await (i % 2 === 0 ? a : b).fail('identity:alice', strict, now)))
-  t.equal(results.filter((s) => s > 0).length, 1, 'the 40th failure, whichever instance saw it, locks')
+  const waits = await Promise.all(Array.from({ length: 40 }, async (_v, i) => await (i % 2 === 0 ? a : b).claim('identity:alice', policy, now)))
+  t.equal(waits.filter((w) => w === 0).length, 5, 'five of forty claims, over both instances, go ahead')
+  t.equal(await client.hget(`${prefix}identity:alice`, 'p'), '5', 'five in flight, in one hash')
+  const locks = await Promise.all(Array.from({ length: 5 }, async (_v, i) => await (i % 2 === 0 ? a : b).recordFailure('identity:alice', policy, now)))
+  t.equal(locks.filter((s) => s === 30).length >= 1, true, 'the fifth failure locks')
   t.equal(await a.lockedFor('identity:alice', now), 30)
   t.equal(await b.lockedFor('identity:alice', now), 30)
-  t.equal(await client.hget(`${prefix}identity:alice`, 'f'), '40', 'all 40 counted')
+  t.same(await client.hmget(`${prefix}identity:alice`, 'f', 'p'), ['5', '0'], 'all five counted, none left in flight')
   t.equal(b.prefix, prefix)
   t.equal(new RedisLockoutStore({ client }).prefix, LOCKOUT_PREFIX)
   await b.close()
@@ -47,15 +50,23 @@ test('RedisLockoutStore: state expires in Redis once it no longer matters', redi
   t.teardown(async () => { await store.close(); client.disconnect(); await cleanPrefix(prefix) })
   await store.ready()
   const now = Date.now()
-  await store.fail('k', { maxAttempts: 5, backoff: 30, resetAfter: 60 }, now)
+  const quick = { maxAttempts: 5, backoff: 30, resetAfter: 120 }
+  await store.claim('k', quick, now)
+  await store.recordFailure('k', quick, now)
   const ttl = await client.pttl(`${prefix}k`)
-  t.ok(ttl > 59_000 && ttl <= 61_000, `unlocked: kept for resetAfter (${ttl} ms)`)
-  await store.fail('long', { maxAttempts: 1, backoff: 7200, resetAfter: 60 }, now)
+  t.ok(ttl > 119_000 && ttl <= 121_000, `unlocked: kept for resetAfter (${ttl} ms)`)
+  await store.claim('pending', { ...quick, resetAfter: 1 }, now)
+  const pending = await client.pttl(`${prefix}pending`)
+  t.ok(pending > CLAIM_TTL_MS - 1000 && pending <= CLAIM_TTL_MS + 1000, `a claim in flight: kept as long as it holds its place (${pending} ms)`)
+  const steep = { maxAttempts: 1, backoff: 7200, resetAfter: 60 }
+  await store.claim('long', steep, now)
+  await store.recordFailure('long', steep, now)
   const locked = await client.pttl(`${prefix}long`)
   t.ok(locked > 7_199_000 && locked <= 7_201_000, `locked: kept for the lock (${locked} ms)`)
   await store.reset('k')
   t.equal(await client.exists(`${prefix}k`), 0, 'reset deletes')
-  t.equal(await store.fail('short', policy, now), 0)
+  await store.refund('pending', quick, now)
+  t.equal(await client.exists(`${prefix}pending`), 0, 'a refund that leaves nothing to remember deletes')
 })
 
 test('RedisLockoutStore: bad options are boot errors', async (t) => {

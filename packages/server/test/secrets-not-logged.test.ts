@@ -69,13 +69,13 @@ test('no password, token, key, JWT or session id reaches the logs', async (t) =>
 
   const refused = await server.inject({ method: 'POST', url: '/_server/login', payload: { identity: 'alice', password: 'wrong-Pa55word' } })
   t.equal(refused.statusCode, 401)
-  const login = await server.inject({ method: 'POST', url: '/_server/login', payload: { identity: 'alice', password: 'alice-Pa55word' } })
+  const login = await server.inject({ method: 'POST', url: '/_server/login', payload: { identity: 'alice', password: 'alice-Pa55word', return_session_id: true } })
   t.equal(login.statusCode, 200)
   const sessionId = login.json().session_id as string
   secrets.push(sessionId)
   t.equal((await server.inject({ url: '/private', headers: { cookie: `session_id=${sessionId}` } })).statusCode, 200, 'the session')
 
-  const admin = await server.inject({ method: 'POST', url: '/_server/login', payload: { identity: 'admin', password: 'admin-Pa55word' } })
+  const admin = await server.inject({ method: 'POST', url: '/_server/login', payload: { identity: 'admin', password: 'admin-Pa55word', return_session_id: true } })
   const adminCookie = `session_id=${admin.json().session_id as string}`
   secrets.push(admin.json().session_id as string)
   const issued = await server.inject({ method: 'POST', url: '/_server/tokens', headers: { cookie: adminCookie }, payload: { label: 'robot', tags: ['ops'] } })

@@ -26,17 +26,23 @@ const login = (app: Awaited<ReturnType<typeof build>>['app'], identity: string, 
   app.inject({ method: 'POST', url: '/_server/login', payload: { identity, password }, headers: extra })
 const cookieOf = (res: { headers: Record<string, unknown> }) => String(res.headers['set-cookie']).split(';')[0]!
 
-test('POST /_server/login: 200 with identity, tags and the new session id', async (t) => {
+test('POST /_server/login: 200 with identity and tags; the session id only in the cookie unless asked for', async (t) => {
   const { app } = await build()
   t.teardown(() => app.close())
   const res = await login(app, 'alice', 'correct horse')
   t.equal(res.statusCode, 200)
-  const body = res.json()
-  t.same(Object.keys(body), ['identity', 'tags', 'session_id'])
-  t.match(body, { identity: 'alice', tags: ['member', 'admin'] })
-  t.equal(cookieOf(res), `session_id=${body.session_id}`, 'the body names the id the cookie carries')
+  t.same(res.json(), { identity: 'alice', tags: ['member', 'admin'] }, 'no session_id in the body (page JavaScript never holds it)')
+  t.equal(res.headers['cache-control'], 'no-store')
+  t.match(res.headers['set-cookie'], /^session_id=[A-Za-z0-9_-]{43}; Path=\/; HttpOnly; SameSite=Lax$/)
   const me = await app.inject({ url: '/whoami', headers: { cookie: cookieOf(res) } })
   t.same(me.json().auth, { identity: 'alice', tags: ['member', 'admin'], backend: 'session' })
+
+  const asked = await app.inject({ method: 'POST', url: '/_server/login', payload: { identity: 'alice', password: 'correct horse', return_session_id: true } })
+  t.equal(asked.statusCode, 200)
+  const body = asked.json()
+  t.same(Object.keys(body), ['identity', 'tags', 'session_id'], 'an API client that asks gets the id')
+  t.equal(cookieOf(asked), `session_id=${body.session_id}`, 'the body names the id the cookie carries')
+  t.equal(asked.headers['cache-control'], 'no-store')
 })
 
 test('wrong credentials: the same 401 for unknown and known identities; missing fields 400', async (t) => {

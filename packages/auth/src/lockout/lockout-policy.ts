@@ -11,12 +11,32 @@ export interface LockoutPolicy {
 /** The longest lock, whatever the count: one day. */
 export const MAX_LOCK_SECONDS = 86_400
 
-/** A key's failures and lock; times in milliseconds. */
+/**
+ * Milliseconds after which an unsettled claim no longer holds a place: the
+ * process that made it died between the claim and its outcome. A password
+ * check takes well under a second; a minute leaves room for a busy machine.
+ */
+export const CLAIM_TTL_MS = 60_000
+
+/** A key's failures, lock and attempts in flight; times in milliseconds. */
 export interface LockoutState {
+  /** Failures recorded (claims settled as failures). */
   failures: number
   lockedUntil: number
   lastFailure: number
+  /** Attempts claimed and not yet settled. */
+  pending: number
+  /** When the latest of those was claimed. */
+  claimedAt: number
 }
+
+/** What a claim decided: the state to keep, and 0 (go ahead) or the seconds to wait. */
+export interface ClaimOutcome {
+  readonly state: LockoutState
+  readonly retryAfter: number
+}
+
+const empty = (): LockoutState => ({ failures: 0, lockedUntil: 0, lastFailure: 0, pending: 0, claimedAt: 0 })
 
 /** Seconds of the lock that the `failures`-th failure starts (0 below the threshold). */
 export function lockSeconds (failures: number, policy: LockoutPolicy): number {
@@ -24,11 +44,63 @@ export function lockSeconds (failures: number, policy: LockoutPolicy): number {
   return Math.min(MAX_LOCK_SECONDS, policy.backoff * 2 ** Math.min(failures - policy.maxAttempts, 30))
 }
 
-/** The state after one more failure at `now`; a locked key is not counted (locked attempts do not extend the lock). */
+/** Whole seconds from `now` to `until` (0 when past), rounded up. */
+export function secondsUntil (until: number, now: number): number {
+  return until <= now ? 0 : Math.ceil((until - now) / 1000)
+}
+
+/** The state as it stands at `now`: failures forgotten after a quiet `resetAfter`, stale claims dropped. */
+function current (state: LockoutState | undefined, policy: LockoutPolicy, now: number): LockoutState {
+  const next = state === undefined ? empty() : { ...state }
+  if (next.failures > 0 && now - next.lastFailure > policy.resetAfter * 1000 && next.lockedUntil <= now) {
+    next.failures = 0
+    next.lockedUntil = 0
+  }
+  if (next.pending > 0 && now - next.claimedAt > CLAIM_TTL_MS) next.pending = 0
+  return next
+}
+
+/**
+ * Claims one attempt at `now`, before the password is checked (DESIGN §10:
+ * lockout is a claim, not a check). Refused while locked, and while the
+ * attempts in flight already fill what is left of the window: below the
+ * threshold `maxAttempts - failures` may run at once; past an expired lock,
+ * one at a time. So no more than `maxAttempts` checks run per window however
+ * many arrive together. A refusal is not counted; its wait is the lock, or
+ * the lock the attempts in flight would start if they all fail.
+ */
+export function afterClaim (state: LockoutState | undefined, policy: LockoutPolicy, now: number): ClaimOutcome {
+  const next = current(state, policy, now)
+  if (next.lockedUntil > now) return { state: next, retryAfter: secondsUntil(next.lockedUntil, now) }
+  const room = next.failures < policy.maxAttempts ? policy.maxAttempts - next.failures : 1
+  if (next.pending >= room) {
+    return { state: next, retryAfter: Math.max(1, lockSeconds(next.failures + next.pending, policy)) }
+  }
+  next.pending += 1
+  next.claimedAt = now
+  return { state: next, retryAfter: 0 }
+}
+
+/**
+ * Settles a claim as a failure at `now`, the moment the check failed: the
+ * lock it reaches counts from here, not from the start of the request. A
+ * failure whose claim was dropped by a concurrent success (`reset`) still
+ * counts.
+ */
 export function afterFailure (state: LockoutState | undefined, policy: LockoutPolicy, now: number): LockoutState {
-  const current = state === undefined || now - state.lastFailure > policy.resetAfter * 1000 ? undefined : state
-  if (current !== undefined && current.lockedUntil > now) return current
-  const failures = (current?.failures ?? 0) + 1
-  const seconds = lockSeconds(failures, policy)
-  return { failures, lockedUntil: seconds === 0 ? 0 : now + seconds * 1000, lastFailure: now }
+  const next = current(state, policy, now)
+  next.pending = Math.max(0, next.pending - 1)
+  next.failures += 1
+  next.lastFailure = now
+  const seconds = lockSeconds(next.failures, policy)
+  if (seconds > 0) next.lockedUntil = Math.max(next.lockedUntil, now + seconds * 1000)
+  return next
+}
+
+/** Settles a claim as a success without forgetting the key's failures (a client address after one good login). */
+export function afterRefund (state: LockoutState | undefined, policy: LockoutPolicy, now: number): LockoutState | undefined {
+  if (state === undefined) return undefined
+  const next = current(state, policy, now)
+  next.pending = Math.max(0, next.pending - 1)
+  return next.pending === 0 && next.failures === 0 && next.lockedUntil <= now ? undefined : next
 }

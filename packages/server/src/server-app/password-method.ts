@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import type { Session } from '@gatehouse/session'
 import { HttpError, safeNextPath } from '@gatehouse/core'
-import { MemoryLockoutStore, type LockoutPolicy, type LockoutStore, type UserStore } from '@gatehouse/auth'
+import { MemoryLockoutStore, type LockoutPolicy, type LockoutStore, type UserRecord, type UserStore } from '@gatehouse/auth'
 import type { AuthMethod, LoginMethodDescription } from './auth-method.js'
 import { acceptFormBodies, isBrowserForm } from './form-body.js'
 
@@ -32,7 +32,7 @@ export const LOCKED = 'GATEHOUSE_SERVER_LOCKED'
 export const INVALID_LOGIN = 'GATEHOUSE_SERVER_INVALID_LOGIN'
 export const BAD_LOGIN_REQUEST = 'GATEHOUSE_SERVER_BAD_LOGIN_REQUEST'
 
-interface LoginBody { identity?: unknown, password?: unknown, next?: unknown }
+interface LoginBody { identity?: unknown, password?: unknown, next?: unknown, return_session_id?: unknown }
 
 /**
  * Sign-in with identity and password against a `UserStore`:
@@ -57,6 +57,10 @@ export class PasswordMethod implements AuthMethod {
     for (const [name, value] of Object.entries({ maxAttempts, backoff, resetAfter, addressMaxAttempts: options.addressMaxAttempts ?? 1 })) {
       if (!(typeof value === 'number' && value > 0 && Number.isFinite(value))) throw new TypeError(`serverApp.login.${name} must be a positive number`)
     }
+    const store = options.store
+    if (store !== undefined && !['lockedFor', 'claim', 'recordFailure', 'refund', 'reset'].every((m) => typeof (store as unknown as Record<string, unknown>)[m] === 'function')) {
+      throw new TypeError('serverApp.login.store must be a LockoutStore (lockedFor, claim, recordFailure, refund, reset)')
+    }
     this.#users = options.users
     this.#label = options.label ?? 'Password'
     this.#store = options.store ?? new MemoryLockoutStore()
@@ -75,7 +79,7 @@ export class PasswordMethod implements AuthMethod {
     app.post<{ Body: LoginBody }>('/login', { config: { csrf: 'always' } }, async (request, reply) => {
       const session: Session | undefined = request.scope.session
       if (session === undefined) throw new HttpError(500, 'The session component is not on')
-      const { identity, password, next } = (request.body ?? {}) as LoginBody
+      const { identity, password, next, return_session_id: returnSessionId } = (request.body ?? {}) as LoginBody
       // Without JavaScript a failure goes back to the page, which shows a
       // message chosen by a fixed code.
       const browser = isBrowserForm(request.headers)
@@ -87,26 +91,85 @@ export class PasswordMethod implements AuthMethod {
         if (browser) return backToPage('missing')
         throw new HttpError(400, 'identity and password are required', { code: BAD_LOGIN_REQUEST })
       }
-      const now = this.#now()
-      const identityKey = `identity:${identity}`
-      const addressKey = `address:${request.ip}`
-      const locked = Math.max(await this.#store.lockedFor(identityKey, now), await this.#store.lockedFor(addressKey, now))
-      if (locked > 0) {
-        if (browser) return backToPage('locked', locked)
-        throw new HttpError(429, `Too many failed sign-ins; try again in ${locked} s`, { code: LOCKED, headers: { 'retry-after': String(locked) } })
+      const attempt = await this.#claim(identity, request.ip)
+      if (attempt.retryAfter > 0) {
+        if (browser) return backToPage('locked', attempt.retryAfter)
+        throw new HttpError(429, `Too many failed sign-ins; try again in ${attempt.retryAfter} s`, { code: LOCKED, headers: { 'retry-after': String(attempt.retryAfter) } })
       }
-      const user = await this.#users.verify(identity, password)
+      const user = await this.#verify(attempt, identity, password)
       if (user === null) {
-        await this.#store.fail(identityKey, this.#identityPolicy, now)
-        await this.#store.fail(addressKey, this.#addressPolicy, now)
         if (browser) return backToPage('invalid')
         throw new HttpError(401, 'Invalid identity or password', { code: INVALID_LOGIN })
       }
-      await this.#store.reset(identityKey)
-      await this.#store.reset(addressKey)
       session.login(user.identity, user.tags)
+      // The answer sets the session cookie (and may name the id): never cached.
+      reply.header('cache-control', 'no-store')
       if (browser) return reply.code(303).header('location', safeNextPath(next)).send()
-      return { identity: user.identity, tags: user.tags, session_id: session.id }
+      // Only an API client that asks gets the id in the body: the login
+      // page's script does not, so page JavaScript never holds it (the
+      // cookie is HttpOnly).
+      return returnSessionId === true
+        ? { identity: user.identity, tags: user.tags, session_id: session.id }
+        : { identity: user.identity, tags: user.tags }
     })
   }
+
+  /**
+   * Claims the attempt for the client address, then for the identity
+   * (DESIGN §10: counted before the password is checked). A refusal for
+   * the identity gives the address its place back.
+   */
+  async #claim (identity: string, address: string): Promise<Attempt> {
+    const attempt = { identityKey: `identity:${identity}`, addressKey: `address:${address}`, retryAfter: 0 }
+    attempt.retryAfter = await this.#store.claim(attempt.addressKey, this.#addressPolicy, this.#now())
+    if (attempt.retryAfter > 0) return attempt
+    try {
+      attempt.retryAfter = await this.#store.claim(attempt.identityKey, this.#identityPolicy, this.#now())
+    } catch (err) {
+      await this.#settle(this.#store.refund(attempt.addressKey, this.#addressPolicy, this.#now()))
+      throw err
+    }
+    if (attempt.retryAfter > 0) await this.#settle(this.#store.refund(attempt.addressKey, this.#addressPolicy, this.#now()))
+    return attempt
+  }
+
+  /**
+   * Checks the password of a claimed attempt and settles both claims. A
+   * failure counts from the moment it is known (after scrypt), so a lock is
+   * never shortened by the check's own time; a success forgets the
+   * identity's failures but only gives back the address's claim (one good
+   * account must not clear an address that sprays others).
+   */
+  async #verify (attempt: Attempt, identity: string, password: string): Promise<UserRecord | null> {
+    let user: UserRecord | null
+    try {
+      user = await this.#users.verify(identity, password)
+    } catch (err) {
+      // The outcome is unknown: settle as a failure, never as a free attempt.
+      await this.#failed(attempt)
+      throw err
+    }
+    if (user === null) {
+      await this.#failed(attempt)
+      return null
+    }
+    await this.#store.reset(attempt.identityKey)
+    await this.#store.refund(attempt.addressKey, this.#addressPolicy, this.#now())
+    return user
+  }
+
+  async #failed (attempt: Attempt): Promise<void> {
+    const now = this.#now()
+    await this.#store.recordFailure(attempt.identityKey, this.#identityPolicy, now)
+    await this.#store.recordFailure(attempt.addressKey, this.#addressPolicy, now)
+  }
+
+  /** Waits for a settling call whose failure must not hide the error being reported. */
+  async #settle (call: unknown): Promise<void> {
+    try {
+      await call
+    } catch {}
+  }
 }
+
+interface Attempt { identityKey: string, addressKey: string, retryAfter: number }

@@ -39,7 +39,7 @@ export async function login (base: string, identity: string, password: string): 
   return await fetch(`${base}/_server/login`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ identity, password }),
+    body: JSON.stringify({ identity, password, return_session_id: true }),
     signal: AbortSignal.timeout(10_000)
   })
 }
