@@ -49,6 +49,11 @@ export const authOptionsSchema = Type.Object({
     issuer: Type.Optional(Type.Union([Type.String(), Type.Array(Type.String())])),
     audience: Type.Optional(Type.Union([Type.String(), Type.Array(Type.String())])),
     tags: Type.Optional(tags),
+    tagsClaim: Type.Optional(Type.String({ minLength: 1 })),
+    allowedTags: Type.Optional(tags),
+    allowSuperadmin: Type.Optional(Type.Boolean()),
+    requireExp: Type.Optional(Type.Boolean()),
+    maxAge: Type.Optional(Type.Number({ exclusiveMinimum: 0 })),
     identityClaim: Type.Optional(Type.String({ minLength: 1 })),
     clockTolerance: Type.Optional(Type.Number({ minimum: 0, maximum: 300 })),
     jwksCooldown: Type.Optional(Type.Number({ minimum: 0, maximum: 3600 }))
