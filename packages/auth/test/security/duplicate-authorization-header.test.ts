@@ -59,7 +59,10 @@ test('two Authorization headers over a real socket: 400, whatever their case and
 test('two Authorization headers through inject: 400 as well', async (t) => {
   const app = await build(options)
   t.teardown(() => app.close())
-  const res = await app.inject({ url: '/admin', headers: { authorization: ['Bearer admin-token', 'Bearer reader-token'] } })
+  // light-my-request sends a header given as a list once per value, as a socket would
+  // (its types say string: Node's IncomingHttpHeaders never hold a list for authorization).
+  const twice = ['Bearer admin-token', 'Bearer reader-token'] as unknown as string
+  const res = await app.inject({ url: '/admin', headers: { authorization: twice } })
   t.equal(res.statusCode, 400)
   t.equal(res.json().code, 'GATEHOUSE_AUTH_DUPLICATE_AUTHORIZATION')
   t.notOk(res.headers['www-authenticate'], 'not a challenge: the request itself is malformed')

@@ -4,6 +4,7 @@
 // `allowSuperadmin`; every tag is in the rule grammar's alphabet.
 import { test } from 'tap'
 import { createHmac } from 'node:crypto'
+import { recipeFromConfig } from '@gatehouse/core'
 import { AuthCore, type AuthOptions } from '@gatehouse/auth'
 import { build } from '../helpers/build.js'
 
@@ -101,4 +102,13 @@ test('basic and bearer tags in options use the rule alphabet too', async (t) => 
     { code: 'GATEHOUSE_AUTH_INVALID_CONFIG', message: 'basic.alice.tags: tag "night shift" is not allowed: tags use only letters, digits and _ . : -' })
   await t.rejects(AuthCore.create({ bearer: { ci: { token: 'ci-token', tags: ['deploy!'] } } }),
     { code: 'GATEHOUSE_AUTH_INVALID_CONFIG', message: 'bearer.ci.tags: tag "deploy!" is not allowed: tags use only letters, digits and _ . : -' })
+})
+
+test('config files: the verifier keys in snake_case, checked like the options', async (t) => {
+  const verifier = (extra: object) => ({ auth_middleware: { jwt: { idp: { secret: SECRET, algorithm: 'HS256', ...extra } } } })
+  const recipe = recipeFromConfig(verifier({ tags_claim: 'roles', allowed_tags: ['ops'], allow_superadmin: false, require_exp: false, max_age: 600 }))
+  t.same(recipe.authMiddleware, { jwt: { idp: { secret: SECRET, algorithm: 'HS256', tagsClaim: 'roles', allowedTags: ['ops'], allowSuperadmin: false, requireExp: false, maxAge: 600 } } })
+  t.throws(() => recipeFromConfig(verifier({ max_age: '1h' })), { code: 'GATEHOUSE_CORE_INVALID_OPTIONS', message: 'auth_middleware.jwt.idp.max_age: expected number' })
+  t.throws(() => recipeFromConfig(verifier({ require_exp: 'no' })), { code: 'GATEHOUSE_CORE_INVALID_OPTIONS', message: /^auth_middleware\.jwt\.idp\.require_exp: / })
+  t.throws(() => recipeFromConfig(verifier({ tagsClaim: 'roles' })), { message: 'auth_middleware.jwt.idp.tagsClaim: unknown option (config files use snake_case: tags_claim)' })
 })
