@@ -18,7 +18,7 @@ export interface AuthOptions {
   realm?: string
   /** Cache of verified `passwordHash` credentials. Default: `{ max: 1000, ttl: 300 }` (seconds). */
   basicCache?: Partial<CacheOptions>
-  /** Cache of verified JWTs, never past `exp`. Default: `{ max: 10000, ttl: 300 }` (seconds). */
+  /** Cache of verified JWTs, never past `exp` or `iat + maxAge`. Default: `{ max: 10000, ttl: 300 }` (seconds). */
   jwtCache?: Partial<CacheOptions>
 }
 
