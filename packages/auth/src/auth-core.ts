@@ -18,7 +18,7 @@ export interface AuthCoreOptions {
   realm?: string
   /** Verified `passwordHash` credentials kept. Default: 1000 for 300 s. */
   basicCache?: Partial<CacheOptions>
-  /** Verified JWTs kept (never past their `exp`). Default: 10000 for 300 s. */
+  /** Verified JWTs kept (never past their `exp` or `iat + maxAge`). Default: 10000 for 300 s. */
   jwtCache?: Partial<CacheOptions>
   /** Clock, for tests. Default: `Date.now`. */
   now?: () => number

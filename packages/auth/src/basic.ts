@@ -1,5 +1,6 @@
 import { Avatar } from '@gatehouse/core'
 import { BoundedCache } from './bounded-cache.js'
+import { configTags } from './config-tags.js'
 import { sha256 } from './digest.js'
 import { GATEHOUSE_AUTH_INVALID_CONFIG } from './errors.js'
 import { SecretTable } from './secret-table.js'
@@ -51,7 +52,7 @@ export class BasicBackend {
       const hasPassword = typeof entry?.password === 'string' && entry.password !== ''
       const hasHash = typeof entry?.passwordHash === 'string' && entry.passwordHash !== ''
       if (hasPassword === hasHash) throw new GATEHOUSE_AUTH_INVALID_CONFIG(where, 'give exactly one of password or passwordHash')
-      const avatar = new Avatar(user, { tags: entry.tags, backend: 'basic' })
+      const avatar = new Avatar(user, { tags: configTags(entry.tags, `${where}.tags`), backend: 'basic' })
       if (hasPassword) {
         plain.push([Buffer.from(`${user}:${entry.password!}`, 'utf8').toString('base64'), avatar])
       } else {

@@ -1,4 +1,5 @@
 import { Avatar } from '@gatehouse/core'
+import { configTags } from './config-tags.js'
 import { sha256 } from './digest.js'
 import { GATEHOUSE_AUTH_INVALID_CONFIG } from './errors.js'
 import { SecretTable } from './secret-table.js'
@@ -31,7 +32,7 @@ export class StaticTokens {
       const digest = sha256(entry.token)
       if (digests.has(digest)) throw new GATEHOUSE_AUTH_INVALID_CONFIG(where, 'the same token is configured twice')
       digests.add(digest)
-      tokens.push([entry.token, new Avatar(name, { tags: entry.tags, backend: 'bearer' })])
+      tokens.push([entry.token, new Avatar(name, { tags: configTags(entry.tags, `${where}.tags`), backend: 'bearer' })])
     }
     this.#table = new SecretTable(tokens)
   }

@@ -14,6 +14,9 @@ export const INVALID_CREDENTIALS = 'GATEHOUSE_AUTH_INVALID_CREDENTIALS'
 /** A bearer token, JWT or API key that is unknown, malformed, expired or revoked. */
 export const INVALID_TOKEN = 'GATEHOUSE_AUTH_INVALID_TOKEN'
 
+/** The request has more than one `Authorization` header (400): which one a proxy or the app reads is not ours to guess. */
+export const DUPLICATE_AUTHORIZATION = 'GATEHOUSE_AUTH_DUPLICATE_AUTHORIZATION'
+
 /** A JWT could not be checked because its verifier's JWK Set is unreachable (503). */
 export const KEYS_UNAVAILABLE = 'GATEHOUSE_AUTH_KEYS_UNAVAILABLE'
 

@@ -1,6 +1,8 @@
 import type { FastifyPluginAsync } from 'fastify'
-import { Avatar, defineComponent, ORDER } from '@gatehouse/core'
+import { Avatar, defineComponent, HttpError, ORDER } from '@gatehouse/core'
 import { AuthCore } from './auth-core.js'
+import { repeatsAuthorization } from './duplicate-authorization.js'
+import { DUPLICATE_AUTHORIZATION } from './errors.js'
 import { authOptionsSchema, KNOWN_SECTIONS, type AuthOptions } from './options.js'
 
 const auth: FastifyPluginAsync<AuthOptions> = async function auth (app, options) {
@@ -16,6 +18,10 @@ const auth: FastifyPluginAsync<AuthOptions> = async function auth (app, options)
     const header = request.headers.authorization
     if (header === undefined) {
       done()
+      return
+    }
+    if (repeatsAuthorization(request.raw.rawHeaders)) {
+      done(new HttpError(400, 'Send one Authorization header, not several', { code: DUPLICATE_AUTHORIZATION }))
       return
     }
     let caller: Avatar | Promise<Avatar>
@@ -41,8 +47,8 @@ const auth: FastifyPluginAsync<AuthOptions> = async function auth (app, options)
  * The auth component (order 400, off by default): resolves the caller from
  * the `Authorization` header in an `onRequest` hook and sets
  * `request.scope.auth`; a present but invalid header is a 401 with a
- * challenge. No header leaves `scope.auth` null (the session component may
- * fill it later).
+ * challenge; several `Authorization` headers are a 400. No header leaves
+ * `scope.auth` null (the session component may fill it later).
  */
 export const authPlugin = defineComponent<AuthOptions>({
   name: 'auth',
@@ -80,6 +86,7 @@ export { BoundedCache } from './bounded-cache.js'
 export { constantTimeEqual, sha256 } from './digest.js'
 export {
   BAD_HEADER,
+  DUPLICATE_AUTHORIZATION,
   GATEHOUSE_AUTH_INVALID_CONFIG,
   GATEHOUSE_AUTH_INVALID_PASSWORD_HASH,
   GATEHOUSE_AUTH_STORE_FILE,

@@ -4,14 +4,24 @@
 export interface ClaimRules {
   readonly issuer?: readonly string[]
   readonly audience?: readonly string[]
-  /** Seconds of leeway for exp and nbf. */
+  /** Seconds of leeway for exp, nbf, iat and maxAge. */
   readonly clockTolerance: number
+  /** Whether a token without `exp` is refused. */
+  readonly requireExp: boolean
+  /** Seconds a token is accepted after its `iat` (then required); unchecked when absent. */
+  readonly maxAge?: number
+}
+
+/** Accepted claims, and until when (ms since the epoch) they hold: `exp`, or `iat + maxAge`, whichever is first. */
+export interface CheckedClaims {
+  readonly claims: Record<string, unknown>
+  readonly validUntil: number
 }
 
 const isNumericDate = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v)
 
 /** The parsed claims set, or the reason it is refused (RFC 6750 error_description words). */
-export function checkClaims (payload: string, rules: ClaimRules, now: number): { readonly claims: Record<string, unknown> } | { readonly detail: string } {
+export function checkClaims (payload: string, rules: ClaimRules, now: number): CheckedClaims | { readonly detail: string } {
   let claims: unknown
   try {
     claims = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'))
@@ -21,11 +31,17 @@ export function checkClaims (payload: string, rules: ClaimRules, now: number): {
   if (claims === null || typeof claims !== 'object' || Array.isArray(claims)) return { detail: 'The token claims are invalid' }
   const { exp, nbf, iat, iss, aud } = claims as Record<string, unknown>
   const seconds = Math.floor(now / 1000)
+  const tolerance = rules.clockTolerance
   if ((exp !== undefined && !isNumericDate(exp)) || (nbf !== undefined && !isNumericDate(nbf)) || (iat !== undefined && !isNumericDate(iat))) {
     return { detail: 'The token claims are invalid' }
   }
-  if (exp !== undefined && exp <= seconds - rules.clockTolerance) return { detail: 'The token has expired' }
-  if (nbf !== undefined && nbf > seconds + rules.clockTolerance) return { detail: 'The token is not valid yet' }
+  if (exp === undefined && rules.requireExp) return { detail: 'The token has no exp claim' }
+  if (iat === undefined && rules.maxAge !== undefined) return { detail: 'The token has no iat claim' }
+  if (exp !== undefined && exp <= seconds - tolerance) return { detail: 'The token has expired' }
+  if (nbf !== undefined && nbf > seconds + tolerance) return { detail: 'The token is not valid yet' }
+  if (iat !== undefined && iat > seconds + tolerance) return { detail: 'The token was issued in the future' }
+  const aged = iat !== undefined && rules.maxAge !== undefined ? iat + rules.maxAge : undefined
+  if (aged !== undefined && aged <= seconds - tolerance) return { detail: 'The token is too old' }
   if (rules.issuer !== undefined && (typeof iss !== 'string' || !rules.issuer.includes(iss))) {
     return { detail: 'The token issuer is not accepted' }
   }
@@ -33,5 +49,6 @@ export function checkClaims (payload: string, rules: ClaimRules, now: number): {
     const audiences = typeof aud === 'string' ? [aud] : Array.isArray(aud) ? aud : []
     if (!audiences.some((a) => typeof a === 'string' && rules.audience!.includes(a))) return { detail: 'The token audience is not accepted' }
   }
-  return { claims: claims as Record<string, unknown> }
+  const until = Math.min(exp ?? Number.POSITIVE_INFINITY, aged ?? Number.POSITIVE_INFINITY)
+  return { claims: claims as Record<string, unknown>, validUntil: until * 1000 }
 }

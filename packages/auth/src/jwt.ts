@@ -1,9 +1,10 @@
 import { KeyObject, type webcrypto } from 'node:crypto'
 import { createRemoteJWKSet, importJWK, importSPKI, type JWK } from 'jose'
-import { Avatar, parseTags } from '@gatehouse/core'
+import { Avatar } from '@gatehouse/core'
 import { GATEHOUSE_AUTH_INVALID_CONFIG } from './errors.js'
 import { checkClaims, type ClaimRules } from './jwt-claims.js'
 import { keyProblem, signatureValid, type DecodedJws } from './jws.js'
+import { tokenTagSettings, tokenTags, type TokenTagPolicy, type TokenTagSettings } from './token-tags.js'
 
 /** Algorithms a verifier may pin; `none` is not one of them. */
 export const JWT_ALGORITHMS = ['HS256', 'HS384', 'HS512', 'RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'] as const
@@ -25,11 +26,28 @@ export interface JwtVerifierOptions {
   issuer?: string | readonly string[]
   /** Accepted `aud` value(s); unchecked when absent. */
   audience?: string | readonly string[]
-  /** Tags every caller of this verifier gets, besides the `tags` claim. */
+  /**
+   * Tags every caller of this verifier gets (configuration, not token
+   * content). SUPERADMIN among them needs `allowSuperadmin`. Default: none.
+   */
   tags?: string | readonly string[]
+  /**
+   * Claim whose tags (a list or a comma-separated string) the caller gets,
+   * e.g. `'tags'`. A tag outside the rule grammar's alphabet refuses the
+   * token. Default: none — tokens grant no tags.
+   */
+  tagsClaim?: string
+  /** With `tagsClaim`: the only tags a token may grant; others in the claim are dropped. Default: any tag but SUPERADMIN. */
+  allowedTags?: string | readonly string[]
+  /** Whether this verifier's tokens may grant SUPERADMIN (the admin API), from the claim or `tags`. Default: false. */
+  allowSuperadmin?: boolean
+  /** Whether a token without `exp` is refused. Default: true. */
+  requireExp?: boolean
+  /** Seconds a token is accepted after its `iat`; `iat` is then required. Default: none (no limit but `exp`). */
+  maxAge?: number
   /** Claim holding the identity. Default: `sub`. */
   identityClaim?: string
-  /** Seconds of leeway for `exp` and `nbf`. Default: 5. */
+  /** Seconds of leeway for `exp`, `nbf`, `iat` and `maxAge`. Default: 5. */
   clockTolerance?: number
   /** With `jwksUri`: seconds before an unknown `kid` may trigger another fetch. Default: 30. */
   jwksCooldown?: number
@@ -75,9 +93,10 @@ export class JwtVerifier {
   readonly #remoteKeys = new WeakMap<object, KeyObject | string>()
   readonly #rules: ClaimRules
   readonly #tags: readonly string[]
+  readonly #tagPolicy: TokenTagPolicy
   readonly #identityClaim: string
 
-  private constructor (name: string, options: JwtVerifierOptions, key: KeyObject | Buffer | undefined, remote: RemoteKeys | undefined) {
+  private constructor (name: string, options: JwtVerifierOptions, key: KeyObject | Buffer | undefined, remote: RemoteKeys | undefined, tags: TokenTagSettings) {
     this.name = name
     this.algorithm = options.algorithm
     this.#key = key
@@ -86,10 +105,13 @@ export class JwtVerifier {
     const audience = list(options.audience)
     this.#rules = {
       clockTolerance: options.clockTolerance ?? 5,
+      requireExp: options.requireExp ?? true,
+      ...(options.maxAge === undefined ? {} : { maxAge: options.maxAge }),
       ...(issuer === undefined ? {} : { issuer }),
       ...(audience === undefined ? {} : { audience })
     }
-    this.#tags = parseTags(options.tags)
+    this.#tags = tags.tags
+    this.#tagPolicy = tags.policy
     this.#identityClaim = options.identityClaim ?? 'sub'
   }
 
@@ -102,12 +124,17 @@ export class JwtVerifier {
     if (options.clockTolerance !== undefined && !(options.clockTolerance >= 0 && options.clockTolerance <= 300)) {
       fail('clockTolerance must be from 0 to 300 seconds')
     }
+    if (options.requireExp !== undefined && typeof options.requireExp !== 'boolean') fail('requireExp must be true or false')
+    if (options.maxAge !== undefined && !(typeof options.maxAge === 'number' && options.maxAge > 0 && Number.isFinite(options.maxAge))) {
+      fail('maxAge must be a positive number of seconds')
+    }
+    const tags = tokenTagSettings(options, `jwt.${name}`)
     const symmetric = algorithm.startsWith('HS')
     if (secret !== undefined) {
       if (!symmetric) fail(`${algorithm} needs publicKey or jwksUri; a secret only works with HS256/384/512`)
       const bytes = Buffer.from(secret, 'utf8')
       if (bytes.byteLength < MIN_SECRET_BYTES[algorithm]!) fail(`an ${algorithm} secret must be at least ${MIN_SECRET_BYTES[algorithm]!} bytes`)
-      return new JwtVerifier(name, options, bytes, undefined)
+      return new JwtVerifier(name, options, bytes, undefined, tags)
     }
     if (symmetric) fail(`${algorithm} needs a secret; publicKey and jwksUri are for asymmetric algorithms`)
     if (publicKey !== undefined) {
@@ -120,7 +147,7 @@ export class JwtVerifier {
       }
       const problem = keyProblem(algorithm, key!)
       if (problem !== undefined) fail(`publicKey: ${problem}`)
-      return new JwtVerifier(name, options, key, undefined)
+      return new JwtVerifier(name, options, key, undefined, tags)
     }
     let url: URL | undefined
     try {
@@ -129,7 +156,7 @@ export class JwtVerifier {
     if (url === undefined || (url.protocol !== 'https:' && url.protocol !== 'http:')) fail('jwksUri must be an absolute http(s) URL')
     const cooldown = options.jwksCooldown ?? 30
     if (!(cooldown >= 0 && cooldown <= 3600)) fail('jwksCooldown must be from 0 to 3600 seconds')
-    return new JwtVerifier(name, options, undefined, createRemoteJWKSet(url!, { timeoutDuration: 5000, cooldownDuration: cooldown * 1000, cacheMaxAge: 600_000 }))
+    return new JwtVerifier(name, options, undefined, createRemoteJWKSet(url!, { timeoutDuration: 5000, cooldownDuration: cooldown * 1000, cacheMaxAge: 600_000 }), tags)
   }
 
   /**
@@ -154,18 +181,12 @@ export class JwtVerifier {
     if (!signatureValid(this.algorithm, key, jws)) return { detail: 'The token signature is invalid' }
     const checked = checkClaims(jws.payload, this.#rules, now)
     if ('detail' in checked) return checked
-    const { claims } = checked
+    const { claims, validUntil } = checked
     const identity = claims[this.#identityClaim]
     if (typeof identity !== 'string' || identity === '') return { detail: `The token has no ${this.#identityClaim} claim` }
-    const claimed = claims.tags
-    if (claimed !== undefined && claimed !== null && typeof claimed !== 'string' &&
-      !(Array.isArray(claimed) && claimed.every((tag) => typeof tag === 'string'))) {
-      return { detail: 'The tags claim must be a list or a comma-separated string' }
-    }
-    const tags = [...this.#tags, ...parseTags(claimed as string | string[] | null | undefined)]
-    return {
-      avatar: new Avatar(identity, { tags, backend: `jwt:${this.name}` }),
-      validUntil: typeof claims.exp === 'number' ? claims.exp * 1000 : Number.POSITIVE_INFINITY
-    }
+    const granted = tokenTags(claims, this.#tagPolicy)
+    if ('detail' in granted) return granted
+    const tags = granted.length === 0 ? this.#tags : [...this.#tags, ...granted]
+    return { avatar: new Avatar(identity, { tags, backend: `jwt:${this.name}` }), validUntil }
   }
 }

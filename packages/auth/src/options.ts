@@ -18,7 +18,7 @@ export interface AuthOptions {
   realm?: string
   /** Cache of verified `passwordHash` credentials. Default: `{ max: 1000, ttl: 300 }` (seconds). */
   basicCache?: Partial<CacheOptions>
-  /** Cache of verified JWTs, never past `exp`. Default: `{ max: 10000, ttl: 300 }` (seconds). */
+  /** Cache of verified JWTs, never past `exp` or `iat + maxAge`. Default: `{ max: 10000, ttl: 300 }` (seconds). */
   jwtCache?: Partial<CacheOptions>
 }
 
@@ -49,6 +49,11 @@ export const authOptionsSchema = Type.Object({
     issuer: Type.Optional(Type.Union([Type.String(), Type.Array(Type.String())])),
     audience: Type.Optional(Type.Union([Type.String(), Type.Array(Type.String())])),
     tags: Type.Optional(tags),
+    tagsClaim: Type.Optional(Type.String({ minLength: 1 })),
+    allowedTags: Type.Optional(tags),
+    allowSuperadmin: Type.Optional(Type.Boolean()),
+    requireExp: Type.Optional(Type.Boolean()),
+    maxAge: Type.Optional(Type.Number({ exclusiveMinimum: 0 })),
     identityClaim: Type.Optional(Type.String({ minLength: 1 })),
     clockTolerance: Type.Optional(Type.Number({ minimum: 0, maximum: 300 })),
     jwksCooldown: Type.Optional(Type.Number({ minimum: 0, maximum: 3600 }))

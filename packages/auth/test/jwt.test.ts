@@ -11,8 +11,9 @@ const enc = (s: string) => new TextEncoder().encode(s)
 const b64 = (o: object) => Buffer.from(JSON.stringify(o)).toString('base64url')
 const nowS = () => Math.floor(Date.now() / 1000)
 
+// Tokens expire in a minute unless the test sets (or removes, with undefined) exp.
 async function hs (claims: JWTPayload, secret = SECRET, alg = 'HS256') {
-  return new SignJWT(claims).setProtectedHeader({ alg }).sign(enc(secret))
+  return new SignJWT({ exp: nowS() + 60, ...claims }).setProtectedHeader({ alg }).sign(enc(secret))
 }
 
 async function call (app: Awaited<ReturnType<typeof build>>, token: string) {
@@ -20,8 +21,8 @@ async function call (app: Awaited<ReturnType<typeof build>>, token: string) {
   return { status: res.statusCode, body: res.json(), challenge: res.headers['www-authenticate'] }
 }
 
-test('HS256: identity from sub, tags from the claim merged with the verifier tags', async (t) => {
-  const app = await build({ jwt: { main: { secret: SECRET, algorithm: 'HS256', tags: 'jwt-user' } } })
+test('HS256 with tagsClaim: identity from sub, tags from the claim merged with the verifier tags', async (t) => {
+  const app = await build({ jwt: { main: { secret: SECRET, algorithm: 'HS256', tags: 'jwt-user', tagsClaim: 'tags' } } })
   t.teardown(() => app.close())
   const cases: Array<[unknown, string[]]> = [
     [['admin', 'ops'], ['jwt-user', 'admin', 'ops']],
@@ -59,7 +60,7 @@ test('refused tokens: each a 401 with invalid_token and a reason', async (t) => 
 
   const [header, payload, signature] = valid.split('.') as [string, string, string]
   const forged = b64({ ...JSON.parse(Buffer.from(payload, 'base64url').toString()), sub: 'root', tags: ['admin'] })
-  const rsSigned = await new SignJWT({ sub: 'bob' }).setProtectedHeader({ alg: 'RS256' }).sign(rsaPrivate)
+  const rsSigned = await new SignJWT({ sub: 'bob' }).setProtectedHeader({ alg: 'RS256' }).setExpirationTime('1m').sign(rsaPrivate)
   const cases: Array<[string, string, string]> = [
     ['expired', await hs({ ...good, exp: nowS() - 60 }), 'The token has expired'],
     ['not yet valid', await hs({ ...good, nbf: nowS() + 60 }), 'The token is not valid yet'],
@@ -131,7 +132,7 @@ test('several verifiers: the second one matches', async (t) => {
   t.teardown(() => app.close())
   const second = await call(app, await hs({ sub: 'carol', iss: 'two' }, OTHER))
   t.same(second.body.caller, { identity: 'carol', tags: ['second'], backend: 'jwt:second' })
-  const es = await call(app, await new SignJWT({ sub: 'dave' }).setProtectedHeader({ alg: 'ES256' }).sign(privateKey))
+  const es = await call(app, await new SignJWT({ sub: 'dave' }).setProtectedHeader({ alg: 'ES256' }).setExpirationTime('1m').sign(privateKey))
   t.same(es.body.caller, { identity: 'dave', tags: [], backend: 'jwt:third' }, 'a JWK public key')
 })
 
@@ -157,7 +158,7 @@ test('jwksUri: fetched from a live endpoint, refetched for an unknown kid, 503 w
   const { port } = jwks.address() as { port: number }
   const app = await build({ jwt: { idp: { jwksUri: `http://127.0.0.1:${port}/jwks`, algorithm: 'RS256', jwksCooldown: 0 } } })
   t.teardown(() => app.close())
-  const sign = (i: number, sub: string) => new SignJWT({ sub }).setProtectedHeader({ alg: 'RS256', kid: `k${i}` }).sign(keys[i]!.privateKey)
+  const sign = (i: number, sub: string) => new SignJWT({ sub }).setProtectedHeader({ alg: 'RS256', kid: `k${i}` }).setExpirationTime('1m').sign(keys[i]!.privateKey)
 
   t.equal((await call(app, await sign(0, 'a'))).status, 200)
   t.equal((await call(app, await sign(0, 'b'))).status, 200)
@@ -168,7 +169,7 @@ test('jwksUri: fetched from a live endpoint, refetched for an unknown kid, 503 w
   t.equal(fetches, 2)
   up = false
   const { privateKey: stranger } = await generateKeyPair('RS256')
-  const down = await app.inject({ url: '/open', headers: { authorization: `Bearer ${await new SignJWT({ sub: 'd' }).setProtectedHeader({ alg: 'RS256', kid: 'k9' }).sign(stranger)}` } })
+  const down = await app.inject({ url: '/open', headers: { authorization: `Bearer ${await new SignJWT({ sub: 'd' }).setProtectedHeader({ alg: 'RS256', kid: 'k9' }).setExpirationTime('1m').sign(stranger)}` } })
   t.equal(down.statusCode, 503, 'the key set cannot be fetched: not the caller\'s fault')
   t.equal(down.json().code, 'GATEHOUSE_AUTH_KEYS_UNAVAILABLE')
   t.equal(down.headers['retry-after'], '30')
@@ -230,7 +231,7 @@ test('every asymmetric family verifies through node:crypto', async (t) => {
   const app = await build({ jwt })
   t.teardown(() => app.close())
   for (const [i, alg] of families.entries()) {
-    const token = await new SignJWT({ sub: `user-${alg}` }).setProtectedHeader({ alg }).sign(keys[i]!.privateKey)
+    const token = await new SignJWT({ sub: `user-${alg}` }).setProtectedHeader({ alg }).setExpirationTime('1m').sign(keys[i]!.privateKey)
     const res = await call(app, token)
     t.equal(res.status, 200, alg)
     t.equal(res.body.caller.backend, `jwt:${alg.toLowerCase()}`)
@@ -242,7 +243,7 @@ test('every asymmetric family verifies through node:crypto', async (t) => {
 test('claims and headers the verifier refuses', async (t) => {
   const app = await build({ jwt: { main: { secret: SECRET, algorithm: 'HS256', audience: ['api', 'web'], issuer: ['a', 'b'] } } })
   t.teardown(() => app.close())
-  const crit = await new SignJWT({ sub: 'x', iss: 'a', aud: 'api' }).setProtectedHeader({ alg: 'HS256', crit: ['exp'] } as never).sign(enc(SECRET)).catch(() => undefined)
+  const crit = await new SignJWT({ sub: 'x', iss: 'a', aud: 'api', exp: nowS() + 60 }).setProtectedHeader({ alg: 'HS256', crit: ['exp'] } as never).sign(enc(SECRET)).catch(() => undefined)
   const critToken = crit ?? `${b64({ alg: 'HS256', crit: ['zip'] })}.${b64({ sub: 'x' })}.c2ln`
   t.equal((await call(app, critToken)).body.message, 'The token uses unsupported critical header parameters')
   t.equal((await call(app, await hs({ sub: 'x', iss: 'a', aud: 'api', exp: 'tomorrow' } as never))).body.message, 'The token claims are invalid')

@@ -5,7 +5,9 @@
 //   or      := and ( '|' and )*
 //   and     := unary ( '&' unary )*
 //   unary   := '!' unary | '(' or ')' | TAG
-//   TAG     := [A-Za-z0-9_.:-]+
+//   TAG     := [A-Za-z0-9_.:-]+   (TAG_CHARACTERS in tags.ts)
+
+import { TAG_CHARACTERS } from './tags.js'
 
 /** Something that has tags: an `Avatar`, or any object with `hasTag`. */
 export interface Tagged {
@@ -25,7 +27,7 @@ export class AuthRuleSyntaxError extends SyntaxError {
   }
 }
 
-const TAG = /[A-Za-z0-9_.:-]+/y
+const TAG = new RegExp(`${TAG_CHARACTERS}+`, 'y')
 const MAX_LENGTH = 1024
 const MAX_DEPTH = 32
 

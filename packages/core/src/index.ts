@@ -1,6 +1,6 @@
 export { Avatar } from './avatar.js'
 export type { AvatarInit } from './avatar.js'
-export { parseTags } from './tags.js'
+export { invalidTag, invalidTagMessage, isTag, parseTags, SUPERADMIN, TAG_CHARACTERS } from './tags.js'
 export { isSerializedOrigin, parseList } from './list-option.js'
 export type { ListOption } from './list-option.js'
 export { HttpError, Redirect } from './http-error.js'

@@ -28,7 +28,7 @@ function build () {
   return new AppServer({
     primary: new Shop(),
     apps: { '/slow': new Slow() },
-    auth: { basic: { root: { password: 'root-pass', tags: 'admin' } }, bearer: { ci: { token: 'ci-token', tags: 'ops' } }, jwt: [{ secret: SECRET, algorithm: 'HS256' }] },
+    auth: { basic: { root: { password: 'root-pass', tags: 'admin' } }, bearer: { ci: { token: 'ci-token', tags: 'ops' } }, jwt: [{ secret: SECRET, algorithm: 'HS256', tagsClaim: 'tags' }] },
     users: { alice: { password: 'alice-pass', tags: 'ops' } },
     tokens: { deployer: { key: 'gak_00000000000000aa_' + 'd'.repeat(43), tags: 'ops' } },
     adminPassword: 'admin-password',
@@ -45,7 +45,7 @@ test('the DESIGN §9 example: every way in reaches the routes', async (t) => {
   t.equal(anon.statusCode, 403, 'protected, no credentials: 403')
   t.equal((await server.inject({ url: '/orders', headers: { authorization: basic('root', 'root-pass') } })).json().for, 'root', 'basic')
   t.equal((await server.inject({ url: '/orders', headers: { authorization: 'Bearer ci-token' } })).json().for, 'ci', 'static bearer')
-  t.equal((await server.inject({ url: '/orders', headers: { authorization: `Bearer ${jwt({ sub: 'joe', tags: ['ops'] })}` } })).json().for, 'joe', 'JWT (server form: a list)')
+  t.equal((await server.inject({ url: '/orders', headers: { authorization: `Bearer ${jwt({ sub: 'joe', tags: ['ops'], exp: Math.floor(Date.now() / 1000) + 60 })}` } })).json().for, 'joe', 'JWT (server form: a list)')
   t.equal((await server.inject({ url: '/orders', headers: { authorization: `Bearer gak_00000000000000aa_${'d'.repeat(43)}` } })).json().for, 'deployer', 'API key from the plain tokens object')
   const login = await server.inject({ method: 'POST', url: '/_server/login', payload: { identity: 'alice', password: 'alice-pass' } })
   t.equal(login.statusCode, 200)

@@ -1,8 +1,8 @@
 import { Type } from '@sinclair/typebox'
-import { parseTags } from '@gatehouse/core'
 import { generateApiKey, parseApiKey, type ApiKeyRecord, type IssueApiKey } from '../api-key.js'
 import { constantTimeEqual, sha256 } from '../digest.js'
 import { GATEHOUSE_AUTH_STORE_INPUT } from '../errors.js'
+import { checkTags } from './user-table.js'
 
 /** A key as stored: the public record plus the SHA-256 of its secret. */
 export interface StoredApiKey {
@@ -56,12 +56,7 @@ export function newApiKey (input: IssueApiKey, now: Date): { key: string, stored
   if (label === '' || label.length > 200 || CONTROL.test(label)) {
     throw new GATEHOUSE_AUTH_STORE_INPUT('label must be 1–200 characters without control characters')
   }
-  let tags: string[]
-  try {
-    tags = parseTags(input.tags)
-  } catch {
-    throw new GATEHOUSE_AUTH_STORE_INPUT('tags must be a comma-separated string or a list of strings')
-  }
+  const tags = checkTags(input.tags)
   const expiresAt = input.expiresAt ?? null
   if (expiresAt !== null && (!(expiresAt instanceof Date) || Number.isNaN(expiresAt.getTime()) || expiresAt.getTime() <= now.getTime())) {
     throw new GATEHOUSE_AUTH_STORE_INPUT('expiresAt must be a date in the future')

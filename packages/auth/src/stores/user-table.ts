@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox'
-import { parseTags } from '@gatehouse/core'
+import { invalidTag, invalidTagMessage, parseTags } from '@gatehouse/core'
 import { GATEHOUSE_AUTH_STORE_INPUT } from '../errors.js'
 import { DEFAULT_SCRYPT, hashPassword, parsePasswordHash, verifyAgainstDummy, verifyPassword, type ScryptParams } from '../password.js'
 import type { NewUser, UserRecord } from '../user-store.js'
@@ -58,12 +58,17 @@ export function checkPassword (password: unknown): string {
   return password
 }
 
+/** Checks tags given to a store: a comma-separated string or a list, each tag in the rule grammar's alphabet. */
 export function checkTags (tags: unknown): string[] {
+  let parsed: string[]
   try {
-    return parseTags(tags as string | string[] | undefined)
+    parsed = parseTags(tags as string | string[] | undefined)
   } catch {
     throw new GATEHOUSE_AUTH_STORE_INPUT('tags must be a comma-separated string or a list of strings')
   }
+  const bad = invalidTag(parsed)
+  if (bad !== undefined) throw new GATEHOUSE_AUTH_STORE_INPUT(invalidTagMessage(bad))
+  return parsed
 }
 
 /** Builds a stored user (the password hashed). */

@@ -59,6 +59,14 @@ export async function apiKeyStoreConformance (t: Test, make: () => Promise<ApiKe
       await t.rejects(store.issue(input as never), { code: 'GATEHOUSE_AUTH_STORE_INPUT', statusCode: 400 }, JSON.stringify(input))
     }
   })
+
+  // Issue 13, item 6.
+  await t.test('tags outside the rule grammar\'s alphabet are refused, naming the tag', async (t) => {
+    const store = await make()
+    await t.rejects(store.issue({ label: 'bot', tags: ['ops', 'a|b'] }),
+      { code: 'GATEHOUSE_AUTH_STORE_INPUT', statusCode: 400, message: 'tag "a|b" is not allowed: tags use only letters, digits and _ . : -' })
+    t.same(await store.list(), [], 'nothing issued')
+  })
 }
 
 /** The contract every UserStore keeps; `make` gives a fresh, empty store. */
@@ -109,5 +117,16 @@ export async function userStoreConformance (t: Test, make: () => Promise<UserSto
       await t.rejects(store.add(identity, user as never), { code: 'GATEHOUSE_AUTH_STORE_INPUT', statusCode: 400 }, identity)
     }
     t.equal(await store.verify('ok', 'x'.repeat(5000)), null, 'an oversized password is refused without hashing it')
+  })
+
+  // Issue 13, item 6.
+  await t.test('tags outside the rule grammar\'s alphabet are refused, naming the tag', async (t) => {
+    const store = await make()
+    await t.rejects(store.add('erin', { password: 'pw', tags: 'ops, night shift' }),
+      { code: 'GATEHOUSE_AUTH_STORE_INPUT', statusCode: 400, message: 'tag "night shift" is not allowed: tags use only letters, digits and _ . : -' })
+    t.equal(await store.get('erin'), null, 'not added')
+    await store.add('frank', { password: 'pw', tags: 'ops' })
+    await t.rejects(store.setTags('frank', ['SUPERADMIN', 'x\ny']), { code: 'GATEHOUSE_AUTH_STORE_INPUT', message: 'tag "x\\ny" is not allowed: tags use only letters, digits and _ . : -' })
+    t.match(await store.get('frank'), { tags: ['ops'] }, 'unchanged')
   })
 }

@@ -3,6 +3,7 @@ import { FileApiKeyStore } from '@gatehouse/auth'
 import { parseExpiry } from './duration.js'
 import { onlyArgument, UsageError, type CliIo } from './io.js'
 import { keysFile, storeDir } from './store-paths.js'
+import { tagsFlag } from './tags-flag.js'
 import { formatTable } from './table.js'
 
 export const KEYS_USAGE = `Usage:
@@ -41,8 +42,9 @@ export async function keysCommand (args: string[], io: CliIo): Promise<number> {
       case 'issue': {
         if (positionals.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])}`)
         if (values.label === undefined) throw new UsageError('--label is required')
+        const tags = tagsFlag(values.tags)
         const expiresAt = values.expires === undefined ? null : parseExpiry(values.expires, new Date())
-        const { key, record } = await store.issue({ label: values.label, tags: values.tags ?? [], expiresAt })
+        const { key, record } = await store.issue({ label: values.label, tags, expiresAt })
         if (values.json) {
           io.stdout.write(JSON.stringify({ key, ...record }) + '\n')
         } else {

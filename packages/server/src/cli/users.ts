@@ -3,6 +3,7 @@ import { FileUserStore } from '@gatehouse/auth'
 import { onlyArgument, UsageError, type CliIo } from './io.js'
 import { readNewPassword } from './password-input.js'
 import { storeDir, usersFile } from './store-paths.js'
+import { tagsFlag } from './tags-flag.js'
 import { formatTable } from './table.js'
 
 export const USERS_USAGE = `Usage:
@@ -35,7 +36,8 @@ export async function usersCommand (args: string[], io: CliIo): Promise<number> 
   switch (action) {
     case 'add': {
       const identity = onlyArgument(positionals, 'identity')
-      const user = await store.add(identity, { password: await readNewPassword(io), tags: values.tags ?? [] })
+      const tags = tagsFlag(values.tags)
+      const user = await store.add(identity, { password: await readNewPassword(io), tags })
       io.stderr.write(`Added ${user.identity}${user.tags.length > 0 ? ` with tags ${user.tags.join(',')}` : ''}.\n`)
       return 0
     }

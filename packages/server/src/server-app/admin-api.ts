@@ -1,14 +1,23 @@
 import type { FastifyInstance } from 'fastify'
-import { HttpError } from '@gatehouse/core'
+import { HttpError, invalidTag, invalidTagMessage, parseTags, SUPERADMIN } from '@gatehouse/core'
 import type { ApiKeyStore, UserStore } from '@gatehouse/auth'
 
-/** The tag of the bootstrapped administrator; only it may use the admin API. */
-export const SUPERADMIN = 'SUPERADMIN'
+/** The tag of the bootstrapped administrator; only it may use the admin API (defined in @gatehouse/core, where auth reads it too). */
+export { SUPERADMIN }
+
+/** A request body names a tag outside the rule grammar's alphabet (400). */
+export const INVALID_TAG = 'GATEHOUSE_SERVER_INVALID_TAG'
 
 const tags = { anyOf: [{ type: 'string', maxLength: 1000 }, { type: 'array', items: { type: 'string', maxLength: 200 }, maxItems: 100 }] }
 const identityParam = { type: 'object', required: ['identity'], properties: { identity: { type: 'string', minLength: 1, maxLength: 200 } } }
 const keyIdParam = { type: 'object', required: ['keyId'], properties: { keyId: { type: 'string', pattern: '^[0-9a-f]{16}$' } } }
 const notFound = (what: string) => new HttpError(404, `No such ${what}`)
+
+// Checked here, whatever the store does: a tag no rule can name is refused, named.
+function checkTags (tags: string | readonly string[] | undefined): void {
+  const bad = tags === undefined ? undefined : invalidTag(parseTags(tags))
+  if (bad !== undefined) throw new HttpError(400, `tags: ${invalidTagMessage(bad)}`, { code: INVALID_TAG })
+}
 
 /**
  * SUPERADMIN-only JSON endpoints to manage users and API keys (what the
@@ -24,6 +33,7 @@ export function registerAdminApi (app: FastifyInstance, users: UserStore | undef
       schema: { body: { type: 'object', required: ['identity', 'password'], additionalProperties: false, properties: { identity: { type: 'string' }, password: { type: 'string' }, tags } } }
     }, async (request, reply) => {
       const { identity, password, tags: userTags } = request.body
+      checkTags(userTags)
       return reply.code(201).send({ user: await users.add(identity, { password, tags: userTags ?? [] }) })
     })
     app.patch<{ Params: { identity: string }, Body: { password?: string, tags?: string | string[], enabled?: boolean } }>('/users/:identity', {
@@ -33,6 +43,7 @@ export function registerAdminApi (app: FastifyInstance, users: UserStore | undef
       const { identity } = request.params
       if (await users.get(identity) === null) throw notFound('user')
       const { password, tags: newTags, enabled } = request.body
+      checkTags(newTags)
       if (password !== undefined) await users.setPassword(identity, password)
       if (newTags !== undefined) await users.setTags(identity, newTags)
       if (enabled !== undefined) await users.setEnabled(identity, enabled)
@@ -50,6 +61,7 @@ export function registerAdminApi (app: FastifyInstance, users: UserStore | undef
       schema: { body: { type: 'object', required: ['label'], additionalProperties: false, properties: { label: { type: 'string' }, tags, expiresAt: { type: 'string', format: 'date-time' } } } }
     }, async (request, reply) => {
       const { label, tags: keyTags, expiresAt } = request.body
+      checkTags(keyTags)
       const { key, record } = await tokens.issue({ label, tags: keyTags ?? [], expiresAt: expiresAt === undefined ? null : new Date(expiresAt) })
       return reply.code(201).header('cache-control', 'no-store').send({ key, token: record })
     })

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { acceptsHtml } from '@gatehouse/errors'
 import * as oidc from 'openid-client'
-import { Avatar, errorForLog, HttpError, parseTags, redactText, safeNextPath, safeString } from '@gatehouse/core'
+import { Avatar, errorForLog, HttpError, invalidTag, invalidTagMessage, parseTags, redactText, safeNextPath, safeString } from '@gatehouse/core'
 import type { Session } from '@gatehouse/session'
 import type { AuthMethod, LoginMethodDescription } from './auth-method.js'
 import { PAGE_HEADERS } from './html.js'
@@ -127,6 +127,8 @@ export class OidcMethod implements AuthMethod {
     this.#allowInsecure = context.allowInsecureIssuer === true
     this.#now = context.now ?? Date.now
     this.#tags = parseTags(options.tags)
+    const badTag = invalidTag(this.#tags)
+    if (badTag !== undefined) throw new TypeError(`OIDC provider "${name}" tags: ${invalidTagMessage(badTag)}`)
   }
 
   describe (prefix: string): LoginMethodDescription {

@@ -1,0 +1,76 @@
+import { invalidTag, parseTags, SUPERADMIN } from '@gatehouse/core'
+import { configTags } from './config-tags.js'
+import { GATEHOUSE_AUTH_INVALID_CONFIG } from './errors.js'
+
+/** Which tags the tokens of one JWT verifier may grant. */
+export interface TokenTagPolicy {
+  /** The claim holding them; `undefined`: tokens grant no tags. */
+  readonly claim: string | undefined
+  /** The only tags a token may grant; `undefined`: any tag but SUPERADMIN (unless allowed). */
+  readonly allowed: ReadonlySet<string> | undefined
+  /** Whether a token may grant SUPERADMIN. */
+  readonly allowSuperadmin: boolean
+}
+
+/** The tag options of a JWT verifier (documented on `JwtVerifierOptions`). */
+export interface TokenTagOptions {
+  tags?: string | readonly string[]
+  tagsClaim?: string
+  allowedTags?: string | readonly string[]
+  allowSuperadmin?: boolean
+}
+
+/** A verifier's own tags (configuration) and what its tokens may grant. */
+export interface TokenTagSettings {
+  readonly tags: readonly string[]
+  readonly policy: TokenTagPolicy
+}
+
+// The claim is named in error descriptions, so in a WWW-Authenticate header.
+const CLAIM_NAME = /^[\x20-\x7e]+$/
+
+/**
+ * Resolves a verifier's tag options once, at boot; throws
+ * `GATEHOUSE_AUTH_INVALID_CONFIG` naming the option under `where`
+ * (`jwt.main.allowedTags: …`). SUPERADMIN in `tags` or `allowedTags` needs
+ * `allowSuperadmin`; `allowedTags` needs `tagsClaim`.
+ */
+export function tokenTagSettings (options: TokenTagOptions, where: string): TokenTagSettings {
+  const fail = (key: string, problem: string): never => { throw new GATEHOUSE_AUTH_INVALID_CONFIG(`${where}.${key}`, problem) }
+  const { tagsClaim, allowSuperadmin = false } = options
+  if (typeof allowSuperadmin !== 'boolean') fail('allowSuperadmin', 'must be true or false')
+  if (tagsClaim !== undefined && (typeof tagsClaim !== 'string' || !CLAIM_NAME.test(tagsClaim))) {
+    fail('tagsClaim', 'must be a claim name of printable ASCII characters')
+  }
+  const tags = configTags(options.tags, `${where}.tags`)
+  if (tags.includes(SUPERADMIN) && !allowSuperadmin) fail('tags', `${SUPERADMIN} would be granted to every token of this verifier; set allowSuperadmin: true to mean it`)
+  let allowed: ReadonlySet<string> | undefined
+  if (options.allowedTags !== undefined) {
+    if (tagsClaim === undefined) fail('allowedTags', 'limits the tags of tagsClaim; set tagsClaim too')
+    allowed = new Set(configTags(options.allowedTags, `${where}.allowedTags`))
+    if (allowed.has(SUPERADMIN) && !allowSuperadmin) fail('allowedTags', `lists ${SUPERADMIN}; set allowSuperadmin: true to let tokens grant it`)
+  }
+  return { tags, policy: { claim: tagsClaim, allowed, allowSuperadmin } }
+}
+
+const NONE: readonly string[] = Object.freeze([])
+
+/**
+ * The tags a verified token grants under `policy`: its claim read as a list
+ * or a comma-separated string, every tag in the rule grammar's alphabet
+ * (else the token is refused), then only those the policy allows (others
+ * are dropped). The reason for a refusal is RFC 6750 `error_description`
+ * words and never quotes the token.
+ */
+export function tokenTags (claims: Readonly<Record<string, unknown>>, policy: TokenTagPolicy): readonly string[] | { readonly detail: string } {
+  const { claim } = policy
+  if (claim === undefined) return NONE
+  const value = claims[claim]
+  if (value === undefined || value === null) return NONE
+  if (typeof value !== 'string' && !(Array.isArray(value) && value.every((tag) => typeof tag === 'string'))) {
+    return { detail: `The ${claim} claim must be a list or a comma-separated string` }
+  }
+  const tags = parseTags(value as string | string[])
+  if (invalidTag(tags) !== undefined) return { detail: `The ${claim} claim holds a tag with characters other than letters, digits and _ . : -` }
+  return tags.filter((tag) => (tag !== SUPERADMIN || policy.allowSuperadmin) && (policy.allowed === undefined || policy.allowed.has(tag)))
+}
