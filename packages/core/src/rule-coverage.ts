@@ -34,11 +34,14 @@ function routeName (route: RouteOptions): string {
 
 // A route line of printRoutes ends in its methods: `/orders (GET, HEAD)`.
 const METHODS = /\([A-Z-]+(?:, [A-Z-]+)*\)/
+const SHOWN_LINES = 40
 
 /** Fastify's printRoutes tree (whole paths) of every route of the root, or '' when there is none. */
 function existingRoutes (app: FastifyInstance): string {
   const tree = app.printRoutes({ commonPrefix: false })
-  return METHODS.test(tree) ? tree.trimEnd() : ''
+  if (!METHODS.test(tree)) return ''
+  const lines = tree.trimEnd().split('\n')
+  return lines.length <= SHOWN_LINES ? lines.join('\n') : [...lines.slice(0, SHOWN_LINES), `… ${lines.length - SHOWN_LINES} more lines`].join('\n')
 }
 
 /**
