@@ -29,6 +29,24 @@ export const GATEHOUSE_CORE_CONFIG_FILE = createError<[string, string]>(
 export const GATEHOUSE_CORE_INVALID_AUTH_RULE = createError<[string, string, string]>(
   'GATEHOUSE_CORE_INVALID_AUTH_RULE', 'Invalid authRule %s on %s: %s', 500, TypeError)
 
+/**
+ * A route carries an `authRule` (either spelling) that no Gatehouse chain
+ * compiled: it was declared before the chain or outside its instance tree.
+ * Raised by `ready()`; the message lists the routes.
+ */
+export const GATEHOUSE_CORE_UNENFORCED_AUTH_RULE = createError<[string]>(
+  'GATEHOUSE_CORE_UNENFORCED_AUTH_RULE',
+  'authRule cannot be enforced on %s: the route was declared before the Gatehouse chain or outside its instance tree; declare routes after middlewareChain', 500, TypeError)
+
+/**
+ * Routes existed before the Gatehouse chain (or `trackRouteRules`) was
+ * installed, so their rules cannot be seen. Raised by `ready()`; the message
+ * prints the routes (Fastify's printRoutes tree).
+ */
+export const GATEHOUSE_CORE_ROUTES_BEFORE_CHAIN = createError<[string, string]>(
+  'GATEHOUSE_CORE_ROUTES_BEFORE_CHAIN',
+  'Routes were declared before %s, so an authRule on them (config.authRule or the authRule shorthand) could not be seen; declare routes after middlewareChain, or call trackRouteRules(app) right after creating the instance. Routes:\n%s', 500, TypeError)
+
 // Request failures: coded errors with a 4xx status, answered by the errors component.
 
 /** The caller is anonymous or does not satisfy the route's `authRule`. */

@@ -8,6 +8,7 @@ export type { ErrorHeaders, HttpErrorOptions } from './http-error.js'
 export { safeNextPath } from './safe-next-path.js'
 export { formatChallenge, quoteString } from './challenge.js'
 export { ensureScope } from './scope.js'
+export { trackRouteRules } from './rule-coverage.js'
 export { AuthRuleSyntaxError, compileAuthRule } from './auth-rule.js'
 // The `authRule` route option (declaration merging into Fastify's types).
 export type {} from './route-rules.js'
@@ -30,5 +31,7 @@ export {
   GATEHOUSE_CORE_INVALID_AUTH_RULE,
   GATEHOUSE_CORE_INVALID_COMPONENT,
   GATEHOUSE_CORE_INVALID_OPTIONS,
+  GATEHOUSE_CORE_ROUTES_BEFORE_CHAIN,
+  GATEHOUSE_CORE_UNENFORCED_AUTH_RULE,
   GATEHOUSE_CORE_UNKNOWN_COMPONENT
 } from './errors.js'

@@ -1,6 +1,7 @@
 import type { FastifyInstance, onRequestHookHandler, RouteOptions } from 'fastify'
 import { compileAuthRule, AuthRuleSyntaxError } from './auth-rule.js'
 import { GATEHOUSE_CORE_FORBIDDEN, GATEHOUSE_CORE_INVALID_AUTH_RULE } from './errors.js'
+import { markRuleCompiled } from './rule-coverage.js'
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -12,7 +13,10 @@ declare module 'fastify' {
     authRule?: string
   }
   interface RouteShorthandOptions {
-    /** Shorthand for `config.authRule`. */
+    /**
+     * Shorthand for `config.authRule`, enforced alike. Fastify keeps no trace
+     * of it on a route declared before the chain: see `trackRouteRules`.
+     */
     authRule?: string
   }
 }
@@ -23,9 +27,10 @@ const enforcers = new WeakSet<onRequestHookHandler>()
 export const kRuleEnforced = Symbol('gatehouse.ruleEnforced')
 
 /**
- * True when a route's config names a rule that no `onRoute` hook compiled:
- * the route was declared before the chain (or the first component), so its
- * rule would not be enforced. Such requests are refused (fail closed).
+ * True when a route's config names a rule that no `onRoute` hook compiled
+ * (e.g. another plugin's `onRoute` hook, added after the chain's, set it).
+ * Such requests are refused (fail closed): the second line behind the boot
+ * checks of rule-coverage.ts.
  */
 export function unenforcedRule (config: unknown): boolean {
   const c = config as { authRule?: unknown, [kRuleEnforced]?: boolean } | undefined
@@ -54,7 +59,10 @@ export function enforceRouteRules (app: FastifyInstance): void {
     }
     const existing = route.onRequest === undefined ? [] : Array.isArray(route.onRequest) ? route.onRequest : [route.onRequest]
     // HEAD routes are copied from their GET route, hook included.
-    if (existing.some((hook) => enforcers.has(hook as onRequestHookHandler))) return
+    if (existing.some((hook) => enforcers.has(hook as onRequestHookHandler))) {
+      markRuleCompiled(route)
+      return
+    }
     let allows: ReturnType<typeof compileAuthRule>
     try {
       allows = compileAuthRule(rule)
@@ -73,5 +81,6 @@ export function enforceRouteRules (app: FastifyInstance): void {
     enforcers.add(enforceAuthRule)
     route.onRequest = [enforceAuthRule, ...existing] as RouteOptions['onRequest']
     route.config = { ...(route.config as object | undefined), [kRuleEnforced]: true } as RouteOptions['config']
+    markRuleCompiled(route)
   })
 }

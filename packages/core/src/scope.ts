@@ -3,6 +3,7 @@ import fp from 'fastify-plugin'
 import type { Avatar } from './avatar.js'
 import { GATEHOUSE_CORE_FORBIDDEN } from './errors.js'
 import { enforceRouteRules, unenforcedRule } from './route-rules.js'
+import { refuseRoutesBeforeChain } from './rule-coverage.js'
 
 /**
  * Per-request state shared by the components, at `request.scope`. Other
@@ -38,15 +39,17 @@ const scopePlugin: FastifyPluginCallback = function scope (app, _opts, done) {
   app.decorateRequest<null>('scope', null)
   app.addHook('onRequest', function createScope (request, _reply, next) {
     request.scope = { auth: null }
-    // A hook added here reaches routes declared earlier too; their rules were
-    // never compiled, so refuse rather than serve them open.
+    // A rule no `onRoute` hook compiled (boot checks catch routes declared
+    // before the chain; this catches what they cannot see): refuse, never
+    // serve it open.
     if (unenforcedRule(request.routeOptions.config)) {
-      request.log.error(`authRule of ${request.method} ${request.routeOptions.url ?? ''} is not enforced: declare routes after middlewareChain (or the first Gatehouse component); refusing`)
+      request.log.error(`authRule of ${request.method} ${request.routeOptions.url ?? ''} is not enforced: it was set after the chain's onRoute hook ran; refusing`)
       next(new GATEHOUSE_CORE_FORBIDDEN())
       return
     }
     next()
   })
+  refuseRoutesBeforeChain(app)
   enforceRouteRules(app)
   done()
 }
@@ -56,7 +59,9 @@ const plugin = fp(scopePlugin, { name: '@gatehouse/scope', fastify: '5.x' })
 /**
  * Makes sure `request.scope` exists on `app`: decorates the request, adds
  * the `onRequest` hook that creates a fresh scope and the `onRoute` hook
- * that enforces route `authRule`s, once per instance tree.
+ * that enforces route `authRule`s, once per instance tree. Routes declared
+ * on the root before this (unless it is tracked, see `trackRouteRules`)
+ * make `ready()` reject with `GATEHOUSE_CORE_ROUTES_BEFORE_CHAIN`.
  * Components call it first, so the scope hook is the first `onRequest` hook
  * of the chain.
  */

@@ -1,5 +1,5 @@
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyPluginAsync, type FastifyServerOptions, type InjectOptions, type LightMyRequestResponse } from 'fastify'
-import { middlewareChain, type ComponentSetting, type Recipe } from '@gatehouse/core'
+import { middlewareChain, trackRouteRules, type ComponentSetting, type Recipe } from '@gatehouse/core'
 import type { ApiKeyStore, AuthOptions, UserStore } from '@gatehouse/auth'
 import type { SessionOptions } from '@gatehouse/session'
 // The components a server recipe can name join the registry when imported.
@@ -93,6 +93,9 @@ export class ServerBase {
       // query included); with OIDC they are off even without the access log.
       ...(accessLog || oidc ? { logController: new LogController({ disableRequestLogging: true }) } : {})
     }) as unknown as FastifyInstance
+    // Sees every route from the first, so a rule (either spelling) on a route
+    // added to `fastify` before the chain fails ready() instead of being lost.
+    trackRouteRules(this.fastify)
     this.#ready = this.#build(options)
     // Reported by ready()/serve()/inject(); not an unhandled rejection meanwhile.
     this.#ready.catch(() => {})
@@ -102,8 +105,8 @@ export class ServerBase {
    * Adds routes or hooks of your own inside the chain (after the `_server`
    * app), so they get the error handler, auth, sessions and route rules.
    * Call it before `ready()`/`serve()`. (Routes added to `server.fastify`
-   * directly right after construction would come before the chain; their
-   * rules are then refused, never served open.)
+   * directly right after construction come before the chain: a rule on one
+   * makes `ready()` reject with `GATEHOUSE_CORE_UNENFORCED_AUTH_RULE`.)
    */
   register<Options extends Record<string, unknown>> (plugin: FastifyPluginAsync<Options>, options?: Options): this {
     if (this.#mounted) throw new TypeError('register() must be called before the server is ready')

@@ -33,6 +33,11 @@ export const INVALID_LOGIN = 'GATEHOUSE_SERVER_INVALID_LOGIN'
 export const BAD_LOGIN_REQUEST = 'GATEHOUSE_SERVER_BAD_LOGIN_REQUEST'
 
 interface LoginBody { identity?: unknown, password?: unknown, next?: unknown, return_session_id?: unknown }
+// The fields the login page's form and script send, and the API client's
+// return_session_id; any other is refused (400
+// GATEHOUSE_SERVER_UNKNOWN_FIELD). Their values are checked by the handler,
+// so a missing or malformed one keeps its own answer.
+const LOGIN_BODY = { type: ['object', 'null'], additionalProperties: false, properties: { identity: {}, password: {}, next: {}, return_session_id: {} } }
 
 /**
  * Sign-in with identity and password against a `UserStore`:
@@ -76,7 +81,7 @@ export class PasswordMethod implements AuthMethod {
   register (app: FastifyInstance): void {
     acceptFormBodies(app)
     // csrf 'always': a forged sign-in (login CSRF) carries no session cookie yet.
-    app.post<{ Body: LoginBody }>('/login', { config: { csrf: 'always' } }, async (request, reply) => {
+    app.post<{ Body: LoginBody }>('/login', { config: { csrf: 'always' }, schema: { body: LOGIN_BODY } }, async (request, reply) => {
       const session: Session | undefined = request.scope.session
       if (session === undefined) throw new HttpError(500, 'The session component is not on')
       const { identity, password, next, return_session_id: returnSessionId } = (request.body ?? {}) as LoginBody

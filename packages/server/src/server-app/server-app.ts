@@ -6,6 +6,7 @@ import { registerAdminApi } from './admin-api.js'
 import type { AuthMethod } from './auth-method.js'
 import { acceptFormBodies, isBrowserForm } from './form-body.js'
 import { registerLoginPage } from './login-page.js'
+import { strictBodies } from './strict-bodies.js'
 
 /** Options of the `_server` app. */
 export interface ServerAppOptions {
@@ -33,6 +34,8 @@ export const serverApp: FastifyPluginAsync<ServerAppOptions> = async function se
     if (ids.has(method.id)) throw new TypeError(`login method ${method.id} is given twice`)
     ids.add(method.id)
   }
+  // Before any route: every body here refuses unknown fields.
+  strictBodies(app)
   acceptFormBodies(app)
 
   const describe = () => (options.methods ?? []).map((m) => m.describe(mountPath))

@@ -1,0 +1,86 @@
+import type { FastifyInstance, RouteOptions } from 'fastify'
+import { GATEHOUSE_CORE_ROUTES_BEFORE_CHAIN, GATEHOUSE_CORE_UNENFORCED_AUTH_RULE } from './errors.js'
+import type { AnyFastifyInstance } from './scope.js'
+
+// Boot-time proof that every route rule is enforced. Fastify's `onRoute`
+// hooks never see routes declared before them, and Fastify keeps nothing of
+// a route's options but `config` (and shows even that only to a request, as
+// `request.routeOptions.config`; printRoutes' metadata leaves it out). So:
+// - trackRouteRules, installed before the first route, sees every route and
+//   its rule in either spelling, and ready() fails for a rule that no chain
+//   compiled (AppServer installs it);
+// - otherwise, installing the chain on an instance that already has routes
+//   makes ready() fail, as those routes' rules cannot be known.
+
+// The route options objects whose rule an `enforceRouteRules` hook compiled.
+// Fastify hands every `onRoute` hook of a route the same object.
+const compiled = new WeakSet<object>()
+// Fastify roots (keyed by their HTTP server) tracked from their first route.
+const tracked = new WeakSet<object>()
+
+/** Records that `route`'s rule is enforced (called by the compiling `onRoute` hook). */
+export function markRuleCompiled (route: object): void {
+  compiled.add(route)
+}
+
+/** The rule a route declares, `config.authRule` or the `authRule` shorthand. */
+export function declaredRule (route: RouteOptions): unknown {
+  return (route.config as { authRule?: unknown } | undefined)?.authRule ?? (route as { authRule?: unknown }).authRule
+}
+
+function routeName (route: RouteOptions): string {
+  return `${Array.isArray(route.method) ? route.method.join(',') : String(route.method)} ${route.url}`
+}
+
+// A route line of printRoutes ends in its methods: `/orders (GET, HEAD)`.
+const METHODS = /\([A-Z-]+(?:, [A-Z-]+)*\)/
+const SHOWN_LINES = 40
+
+/** Fastify's printRoutes tree (whole paths) of every route of the root, or '' when there is none. */
+function existingRoutes (app: FastifyInstance): string {
+  const tree = app.printRoutes({ commonPrefix: false })
+  if (!METHODS.test(tree)) return ''
+  const lines = tree.trimEnd().split('\n')
+  return lines.length <= SHOWN_LINES ? lines.join('\n') : [...lines.slice(0, SHOWN_LINES), `… ${lines.length - SHOWN_LINES} more lines`].join('\n')
+}
+
+/**
+ * Watches every route declared on `app` from now on: `ready()` then rejects
+ * with `GATEHOUSE_CORE_UNENFORCED_AUTH_RULE`, naming the routes, when a
+ * route carries an `authRule` (either spelling) that no Gatehouse chain
+ * compiled — declared before the chain, or outside its instance tree.
+ * Call it on the root instance right after creating it, before any route
+ * (`AppServer` does); with it, routes without a rule may come before the
+ * chain. Throws `GATEHOUSE_CORE_ROUTES_BEFORE_CHAIN` when routes exist already.
+ */
+export function trackRouteRules (instance: AnyFastifyInstance): void {
+  const app = instance as FastifyInstance
+  if (tracked.has(app.server)) return
+  const early = existingRoutes(app)
+  if (early !== '') throw new GATEHOUSE_CORE_ROUTES_BEFORE_CHAIN('trackRouteRules', early)
+  tracked.add(app.server)
+  let declared: RouteOptions[] = []
+  app.addHook('onRoute', function trackRouteRule (route) {
+    if (declaredRule(route) !== undefined) declared.push(route)
+  })
+  app.addHook('onReady', async function refuseUnenforcedRules () {
+    const unenforced = [...new Set(declared.filter((route) => !compiled.has(route)).map(routeName))]
+    declared = []
+    if (unenforced.length > 0) throw new GATEHOUSE_CORE_UNENFORCED_AUTH_RULE(unenforced.join(', '))
+  })
+}
+
+/**
+ * Called as the chain is installed on `app`: unless the root is tracked,
+ * routes that exist already (declared before the chain, whose rules no
+ * `onRoute` hook can see) make `ready()` reject with
+ * `GATEHOUSE_CORE_ROUTES_BEFORE_CHAIN`, printing them.
+ */
+export function refuseRoutesBeforeChain (app: FastifyInstance): void {
+  if (tracked.has(app.server)) return
+  const early = existingRoutes(app)
+  if (early === '') return
+  app.addHook('onReady', async function refuseRoutesBeforeChain () {
+    throw new GATEHOUSE_CORE_ROUTES_BEFORE_CHAIN('the Gatehouse chain', early)
+  })
+}
