@@ -4,7 +4,7 @@ import type { ApiKeyStore, AuthOptions, UserStore } from '@gatehouse/auth'
 import type { SessionOptions } from '@gatehouse/session'
 // The components a server recipe can name join the registry when imported.
 import '@gatehouse/errors'
-import '@gatehouse/logging'
+import { clientErrorHandler } from '@gatehouse/logging'
 import '@gatehouse/auth'
 import '@gatehouse/session'
 import '@gatehouse/cache'
@@ -89,6 +89,8 @@ export class ServerBase {
     this.fastify = Fastify({
       ...(isLogger(logger) ? { loggerInstance: logger } : { logger }),
       trustProxy,
+      // Malformed requests are answered without logging their raw bytes.
+      clientErrorHandler,
       // The access log replaces Fastify's request lines (which log full URLs,
       // query included); with OIDC they are off even without the access log.
       ...(accessLog || oidc ? { logController: new LogController({ disableRequestLogging: true }) } : {})
