@@ -22,6 +22,8 @@ export { resolveRecipe } from './recipe.js'
 export type { ChainStep, ComponentSetting, Recipe } from './recipe.js'
 export { loadRecipe, recipeFromConfig, serverSectionSchema } from './load-recipe.js'
 export type { GatehouseConfig, LoadRecipeOptions, ServerSection } from './load-recipe.js'
+export { pickServerLimits, resolveServerLimits, serverLimitDefaults, serverLimitsSchema } from './server-limits.js'
+export type { ResolvedServerLimits, ServerLimits } from './server-limits.js'
 export { validateOptions } from './validate.js'
 export { errorForLog, redactHeaders, redactPath, redactQuery, redactText, REDACTED, safeString } from './redact.js'
 export {

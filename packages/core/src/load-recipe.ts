@@ -5,11 +5,12 @@ import { parse as parseYaml } from 'yaml'
 import { components as sharedRegistry, type ComponentRegistry } from './component.js'
 import { GATEHOUSE_CORE_CONFIG_FILE, GATEHOUSE_CORE_INVALID_OPTIONS, GATEHOUSE_CORE_UNKNOWN_COMPONENT } from './errors.js'
 import { resolveRecipe, type ComponentSetting, type Recipe } from './recipe.js'
-import { fromFileKeys, joinPath, validateOptions } from './validate.js'
+import { camelToSnake, fromFileKeys, joinPath, validateOptions } from './validate.js'
 import { isPlainObject } from './plain-object.js'
+import { pickServerLimits, resolveServerLimits, serverLimitsSchema, type ServerLimits } from './server-limits.js'
 
-/** The `server` section of a config file. */
-export interface ServerSection {
+/** The `server` section of a config file: where to listen, the public origin, and the server limits. */
+export interface ServerSection extends ServerLimits {
   host?: string
   port?: number
   /** The public origin (absolute http/https URL), used for OIDC redirect URIs. */
@@ -35,7 +36,8 @@ export interface LoadRecipeOptions {
 export const serverSectionSchema = Type.Object({
   host: Type.Optional(Type.String({ minLength: 1 })),
   port: Type.Optional(Type.Integer({ minimum: 0, maximum: 65535 })),
-  externalUrl: Type.Optional(Type.String({ pattern: '^https?://[^\\s/?#]+(/[^\\s?#]*)?$' }))
+  externalUrl: Type.Optional(Type.String({ pattern: '^https?://[^\\s/?#]+(/[^\\s?#]*)?$' })),
+  ...serverLimitsSchema.properties
 }, { additionalProperties: false })
 
 const MAX_FILE_BYTES = 1024 * 1024
@@ -69,6 +71,8 @@ export function recipeFromConfig (config: unknown, options: LoadRecipeOptions = 
     switch (key) {
       case 'server':
         result.server = section(serverSectionSchema, value, 'server', '') as ServerSection
+        // Checked as AppServer will check them (headers_timeout ≤ request_timeout).
+        resolveServerLimits(pickServerLimits(result.server as Record<string, unknown>), 'server', camelToSnake)
         break
       case 'middleware': {
         if (!isPlainObject(value)) throw new GATEHOUSE_CORE_INVALID_OPTIONS('middleware', 'expected a mapping')

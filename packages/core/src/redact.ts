@@ -1,21 +1,23 @@
 // Secrets never reach a log line: credentials in headers, cookies, API
-// keys wherever they appear, and secret-looking query parameters.
+// keys and JWTs wherever they appear, and the values of secret-named query
+// parameters, headers and fields (see secret-name.ts for the naming rule).
+
+import { isSecretName, isSecretParam } from './secret-name.js'
 
 /** What a secret is replaced with in log lines. */
 export const REDACTED = '[REDACTED]'
 
 const API_KEY = /\b(gak_[0-9a-f]{16}_)[A-Za-z0-9_-]+/g
+// A JWS or JWE in compact form: a base64url JSON header (`{"` is `eyJ`),
+// then two or four more dot-separated base64url segments (some may be empty).
+const JWT = /eyJ[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]*){2,4}/g
 const CREDENTIAL = /\b(Bearer|Basic|Digest|Negotiate|Token)\s+[^\s,;]+/gi
-const SECRET_HEADERS = new Set(['authorization', 'proxy-authorization', 'x-api-key', 'x-auth-token'])
-// Other headers whose names say they carry a secret.
-const SECRET_HEADER_NAME = /token|secret|api-?key|passw|credential|signature/i
-const SECRET_PARAM = /token|secret|passw|api_?key|^key$|^code$|^code_verifier$|^state$|^nonce$|session|^sid$|^auth|jwt|sig(nature)?$|assertion|credential/i
-// Keys of logged objects that hold secrets (nested error fields, request configs).
-const SECRET_FIELD = /authorization|cookie|token|secret|passw|api-?_?key|credential|signature/i
+// Their scheme is kept (`Bearer [REDACTED]`); other secret-named headers are masked whole.
+const SCHEME_HEADERS = new Set(['authorization', 'proxy-authorization'])
 
-/** Masks API keys (keeping their public id) and `Bearer`/`Basic` credentials in free text. */
+/** Masks API keys (keeping their public id), JWTs and `Bearer`/`Basic` credentials in free text. */
 export function redactText (text: string): string {
-  return text.replace(API_KEY, `$1${REDACTED}`).replace(CREDENTIAL, `$1 ${REDACTED}`)
+  return text.replace(API_KEY, `$1${REDACTED}`).replace(JWT, REDACTED).replace(CREDENTIAL, `$1 ${REDACTED}`)
 }
 
 function redactCookiePairs (cookie: string): string {
@@ -34,13 +36,13 @@ function redactSetCookie (setCookie: string): string {
 }
 
 function redactHeader (name: string, value: string): string {
-  if (SECRET_HEADERS.has(name)) {
+  if (SCHEME_HEADERS.has(name)) {
     const space = value.indexOf(' ')
     return space === -1 ? REDACTED : `${value.slice(0, space)} ${REDACTED}`
   }
   if (name === 'cookie') return redactCookiePairs(value)
   if (name === 'set-cookie') return redactSetCookie(value)
-  if (SECRET_HEADER_NAME.test(name)) return REDACTED
+  if (isSecretName(name)) return REDACTED
   if (name === 'location' || name === 'referer' || name === 'content-location') return redactQuery(redactText(value))
   return redactText(value)
 }
@@ -64,36 +66,64 @@ function decodeKey (key: string): string {
   }
 }
 
-/** A path or query value with API keys masked, also when percent-encoded. */
+// Every API key contains "gak", raw or percent-encoded ("gak%5F"), and
+// every JWT "eyJ": paths and values without them (nearly all) are returned
+// untouched at the cost of one scan.
+const MAY_HOLD_TOKEN = /gak|eyJ/i
+
+/** A path segment or query value with API keys and JWTs masked, also when percent-encoded. */
 function redactValue (raw: string): string {
-  if (!MAY_HOLD_KEY.test(raw)) return raw
+  if (!MAY_HOLD_TOKEN.test(raw)) return raw
   const plain = redactText(raw)
   return plain === raw && redactText(decodeKey(raw)) !== decodeKey(raw) ? REDACTED : plain
 }
 
-/**
- * `url` with API keys masked in the path and the values of secret-looking
- * query parameters masked (the rest kept as sent).
- */
-export function redactQuery (url: string): string {
+// A URL nested in a parameter (`?next=/cb?token=…`) gets the same treatment
+// as the URL itself, a few levels deep; deeper nesting is masked whole.
+const MAX_NESTING = 3
+const HOLDS_PAIR = /=|%3d/i
+
+/** The value of a parameter whose name is not secret. */
+function redactParamValue (raw: string, depth: number): string {
+  const value = redactValue(raw)
+  if (value !== raw || !HOLDS_PAIR.test(raw)) return value
+  const decoded = decodeKey(raw)
+  if (depth >= MAX_NESTING) return REDACTED
+  const nested = redactUrl(decoded, depth + 1)
+  if (nested === decoded) return raw
+  // Shown as sent when it was sent unencoded; masked whole otherwise.
+  return decoded === raw ? nested : REDACTED
+}
+
+function redactUrl (url: string, depth: number): string {
   const q = url.indexOf('?')
-  if (q === -1) return redactPath(url)
-  const pairs = url.slice(q + 1).split('&').map((pair) => {
+  const path = redactPath(q === -1 ? url : url.slice(0, q))
+  if (q === -1) return depth === 0 || !path.includes('=') ? path : redactPairs(path, depth)
+  return `${path}?${redactPairs(url.slice(q + 1), depth)}`
+}
+
+function redactPairs (query: string, depth: number): string {
+  return query.split('&').map((pair) => {
     const eq = pair.indexOf('=')
     if (eq === -1) return redactValue(pair)
     const key = pair.slice(0, eq)
-    return SECRET_PARAM.test(decodeKey(key)) ? `${key}=${REDACTED}` : `${key}=${redactValue(pair.slice(eq + 1))}`
-  })
-  return `${redactPath(url.slice(0, q))}?${pairs.join('&')}`
+    return isSecretParam(decodeKey(key)) ? `${key}=${REDACTED}` : `${key}=${redactParamValue(pair.slice(eq + 1), depth)}`
+  }).join('&')
 }
 
-// Every API key contains "gak", raw or percent-encoded ("gak%5F"): paths
-// without it (nearly all) are returned untouched at the cost of one scan.
-const MAY_HOLD_KEY = /gak/i
+/**
+ * `url` with API keys and JWTs masked in the path and the query, the values
+ * of secret-named query parameters masked, and the same done inside
+ * parameters that carry a URL or a query of their own (`next=/cb?token=…`);
+ * the rest is kept as sent.
+ */
+export function redactQuery (url: string): string {
+  return redactUrl(url, 0)
+}
 
-/** A URL path with API keys masked (keys sometimes travel in paths). */
+/** A URL path with API keys and JWTs masked (both sometimes travel in paths). */
 export function redactPath (path: string): string {
-  return MAY_HOLD_KEY.test(path) ? path.split('/').map(redactValue).join('/') : path
+  return MAY_HOLD_TOKEN.test(path) ? path.split('/').map(redactValue).join('/') : path
 }
 
 /** `String(value)` that never throws (objects without a prototype, throwing toString). */
@@ -110,6 +140,9 @@ export function safeString (value: unknown): string {
 function sanitize (value: unknown, depth: number): unknown {
   if (typeof value === 'string') return redactText(value)
   if (value === null || typeof value !== 'object') return value
+  // Raw bytes (Node's rawPacket of a malformed request: the whole request
+  // head, credentials included) are never logged, only their size.
+  if (ArrayBuffer.isView(value) || value instanceof ArrayBuffer) return `[${value.byteLength} bytes]`
   if (depth >= 3) return '[…]'
   if (value instanceof Error) return errorForLog(value, depth + 1)
   if (Array.isArray(value)) return value.slice(0, 20).map((item) => sanitize(item, depth + 1))
@@ -117,7 +150,7 @@ function sanitize (value: unknown, depth: number): unknown {
   let n = 0
   for (const [key, item] of Object.entries(value)) {
     if (n++ >= 50) break
-    copy[key] = SECRET_FIELD.test(key) ? REDACTED : sanitize(item, depth + 1)
+    copy[key] = isSecretName(key) ? REDACTED : sanitize(item, depth + 1)
   }
   return copy
 }
@@ -132,7 +165,7 @@ export function errorForLog (thrown: unknown, depth = 0): Error {
   if (!(thrown instanceof Error)) return new Error(redactText(safeString(thrown)))
   const safe = Object.create(Object.getPrototypeOf(thrown) as object) as Error
   for (const [key, value] of Object.entries(thrown)) {
-    (safe as unknown as Record<string, unknown>)[key] = SECRET_FIELD.test(key) ? REDACTED : sanitize(value, depth + 1)
+    (safe as unknown as Record<string, unknown>)[key] = isSecretName(key) ? REDACTED : sanitize(value, depth + 1)
   }
   const hidden = { enumerable: false, writable: true, configurable: true }
   Object.defineProperty(safe, 'message', { ...hidden, value: redactText(safeString(thrown.message)) })

@@ -20,7 +20,8 @@ export function childPointer (pointer: string, key: string): string {
   return `${pointer}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`
 }
 
-function camelToSnake (key: string): string {
+/** `minimumSize` → `minimum_size`: how a config file spells an option. */
+export function camelToSnake (key: string): string {
   return key.replace(/[A-Z]/g, (c) => '_' + c.toLowerCase())
 }
 

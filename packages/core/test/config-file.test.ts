@@ -137,3 +137,18 @@ test('a YAML alias bomb is refused, not expanded', async (t) => {
   const dir = t.testdir({ 'bomb.yaml': lines.join('\n') + '\n' })
   await t.rejects(loadRecipe(join(dir, 'bomb.yaml'), { registry: registry() }), { code: 'GATEHOUSE_CORE_CONFIG_FILE' })
 })
+
+test('the server section carries the server limits, snake_case, checked like the rest', async (t) => {
+  const config = recipeFromConfig({ server: { host: '127.0.0.1', request_timeout: 30_000, headers_timeout: 10_000, keep_alive_timeout: 5000, connection_timeout: 0, body_limit: 4096, max_connections: 100, max_requests_per_socket: 50 } }, { registry: registry() })
+  t.same(config.server, { host: '127.0.0.1', requestTimeout: 30_000, headersTimeout: 10_000, keepAliveTimeout: 5000, connectionTimeout: 0, bodyLimit: 4096, maxConnections: 100, maxRequestsPerSocket: 50 })
+  const bad: Array<[Record<string, unknown>, string]> = [
+    [{ request_timout: 1 }, 'server.request_timout: unknown option'],
+    [{ requestTimeout: 1 }, 'server.requestTimeout: unknown option (config files use snake_case: request_timeout)'],
+    [{ body_limit: 'big' }, 'server.body_limit: expected integer'],
+    [{ keep_alive_timeout: 0 }, 'server.keep_alive_timeout: expected integer to be greater or equal to 1'],
+    [{ headers_timeout: 90_000 }, 'server.headers_timeout: 90000 ms must not exceed request_timeout (60000 ms): the head is part of the request']
+  ]
+  for (const [server, message] of bad) {
+    t.throws(() => recipeFromConfig({ server }, { registry: registry() }), { code: 'GATEHOUSE_CORE_INVALID_OPTIONS', message }, message)
+  }
+})

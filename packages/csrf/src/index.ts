@@ -1,8 +1,9 @@
 import type { FastifyPluginAsync } from 'fastify'
+import { fastifyCookie } from '@fastify/cookie'
 import { defineComponent } from '@gatehouse/core'
+import { cookieTest } from './carries-cookie.js'
 import { crossSiteTest } from './cross-site.js'
 import { GATEHOUSE_CSRF_CROSS_SITE } from './errors.js'
-import { hasCookie } from './has-cookie.js'
 import { csrfOptionsSchema, resolveCsrfOptions, type CsrfOptions } from './options.js'
 
 declare module 'fastify' {
@@ -22,6 +23,11 @@ const SAFE = new Set(['GET', 'HEAD', 'OPTIONS', 'TRACE'])
 const csrf: FastifyPluginAsync<CsrfOptions> = async function csrf (app, options) {
   const { cookieName, allowOrigins } = resolveCsrfOptions(options)
   const isForeign = crossSiteTest(allowOrigins)
+  // Cookies are parsed by @fastify/cookie, as the session component reads
+  // them: the app's own when registered before, else ours (which the
+  // session then shares). Its onRequest hook is added here, before ours.
+  if (!app.hasDecorator('parseCookie')) await app.register(fastifyCookie)
+  const carriesSessionCookie = cookieTest(app, cookieName)
 
   // onRequest, before auth and session: a forged request is refused before
   // it is authenticated or its body is read.
@@ -32,7 +38,7 @@ const csrf: FastifyPluginAsync<CsrfOptions> = async function csrf (app, options)
     }
     // Without the session cookie a forged request has no ambient authority,
     // unless the route asks to be checked anyway.
-    if (!hasCookie(request.headers.cookie, cookieName) && request.routeOptions.config.csrf !== 'always') {
+    if (!carriesSessionCookie(request) && request.routeOptions.config.csrf !== 'always') {
       done()
       return
     }
@@ -47,7 +53,9 @@ const csrf: FastifyPluginAsync<CsrfOptions> = async function csrf (app, options)
 /**
  * The csrf component (order 310, off by default; on in AppServer when the
  * login surface is on): one `onRequest` hook refusing (403) unsafe requests
- * that carry the session cookie and no Authorization header when
+ * that carry the session cookie (as @fastify/cookie parses it, the session
+ * component's parser; registered here unless the app has it) and no
+ * Authorization header when
  * Sec-Fetch-Site or Origin say they come from another site that is not
  * allowed.
  */

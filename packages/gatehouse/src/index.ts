@@ -3,12 +3,12 @@
 
 export {
   Avatar, HttpError, Redirect, safeNextPath, parseTags, compileAuthRule, defineComponent, middlewareChain,
-  loadRecipe, recipeFromConfig, ComponentRegistry, components, ORDER, formatChallenge, redactText
+  loadRecipe, recipeFromConfig, ComponentRegistry, components, ORDER, formatChallenge, redactText, serverLimitDefaults
 } from '@gatehouse/core'
-export type { AvatarInit, Recipe, ComponentSetting, GatehouseConfig, RequestScope, Component, ComponentDefinition, AuthRule } from '@gatehouse/core'
+export type { AvatarInit, Recipe, ComponentSetting, GatehouseConfig, RequestScope, Component, ComponentDefinition, AuthRule, ServerLimits } from '@gatehouse/core'
 export { errorsPlugin } from '@gatehouse/errors'
 export type { ErrorsOptions } from '@gatehouse/errors'
-export { loggingPlugin } from '@gatehouse/logging'
+export { loggingPlugin, clientErrorHandler } from '@gatehouse/logging'
 export type { LoggingOptions } from '@gatehouse/logging'
 export { wellknownPlugin } from '@gatehouse/wellknown'
 export type { WellKnownOptions, WellKnownDocument, WellKnownValue } from '@gatehouse/wellknown'

@@ -1,10 +1,10 @@
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyPluginAsync, type FastifyServerOptions, type InjectOptions, type LightMyRequestResponse } from 'fastify'
-import { middlewareChain, trackRouteRules, type ComponentSetting, type Recipe } from '@gatehouse/core'
+import { middlewareChain, resolveServerLimits, serverLimitDefaults, trackRouteRules, type ComponentSetting, type Recipe, type ServerLimits } from '@gatehouse/core'
 import type { ApiKeyStore, AuthOptions, UserStore } from '@gatehouse/auth'
 import type { SessionOptions } from '@gatehouse/session'
 // The components a server recipe can name join the registry when imported.
 import '@gatehouse/errors'
-import '@gatehouse/logging'
+import { clientErrorHandler } from '@gatehouse/logging'
 import '@gatehouse/auth'
 import '@gatehouse/session'
 import '@gatehouse/cache'
@@ -17,6 +17,7 @@ import { OidcMethod, type OidcProviderOptions } from '../server-app/oidc-method.
 import { PasswordMethod, type LoginOptions } from '../server-app/password-method.js'
 import { serverApp } from '../server-app/server-app.js'
 import type { RoutedApplication } from './routed-application.js'
+import { fastifyLimitOptions, limitConnections } from './server-limits.js'
 
 /** What every Gatehouse server takes. */
 export interface ServerBaseOptions {
@@ -44,6 +45,13 @@ export interface ServerBaseOptions {
   logger?: boolean | FastifyBaseLogger
   /** Trust X-Forwarded-* from these proxies (Fastify's trustProxy). Default: false. */
   trustProxy?: FastifyServerOptions['trustProxy']
+  /**
+   * Server limits: request, headers, keep-alive and inactivity timeouts (ms),
+   * body limit (bytes), connections. Defaults: see `serverLimitDefaults`
+   * (60 s, 20 s, 72 s, 120 s, 1 MiB, 10 000). A bad key or value rejects
+   * `ready()`, naming it (`server.requestTimeout: …`).
+   */
+  server?: ServerLimits
 }
 
 /** What the auth capability contributes to a server (see AuthMixin). */
@@ -86,17 +94,28 @@ export class ServerBase {
     const accessLog = options.middleware?.logging !== undefined && options.middleware.logging !== false && options.middleware.logging !== 'off'
     // An OIDC callback URL carries the authorization code and the state.
     const oidc = Object.keys(options.serverApp?.oidc ?? {}).length > 0
+    let limits = serverLimitDefaults
+    let badLimits: unknown
+    try {
+      limits = resolveServerLimits(options.server)
+    } catch (err) {
+      badLimits = err
+    }
     this.fastify = Fastify({
       ...(isLogger(logger) ? { loggerInstance: logger } : { logger }),
       trustProxy,
+      // Malformed requests are answered without logging their raw bytes.
+      clientErrorHandler,
       // The access log replaces Fastify's request lines (which log full URLs,
       // query included); with OIDC they are off even without the access log.
-      ...(accessLog || oidc ? { logController: new LogController({ disableRequestLogging: true }) } : {})
+      ...(accessLog || oidc ? { logController: new LogController({ disableRequestLogging: true }) } : {}),
+      ...fastifyLimitOptions(limits)
     }) as unknown as FastifyInstance
+    limitConnections(this.fastify.server, limits, this.fastify.log)
     // Sees every route from the first, so a rule (either spelling) on a route
     // added to `fastify` before the chain fails ready() instead of being lost.
     trackRouteRules(this.fastify)
-    this.#ready = this.#build(options)
+    this.#ready = badLimits === undefined ? this.#build(options) : Promise.reject(badLimits)
     // Reported by ready()/serve()/inject(); not an unhandled rejection meanwhile.
     this.#ready.catch(() => {})
   }

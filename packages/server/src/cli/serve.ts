@@ -2,7 +2,7 @@ import { isAbsolute, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { parseArgs } from 'node:util'
 import { Type } from '@sinclair/typebox'
-import { loadRecipe } from '@gatehouse/core'
+import { loadRecipe, pickServerLimits } from '@gatehouse/core'
 import { FileApiKeyStore, FileUserStore, type JwtVerifierOptions } from '@gatehouse/auth'
 import { AppServer } from '../app-server/app-server.js'
 import { RoutedApplication } from '../app-server/routed-application.js'
@@ -109,6 +109,8 @@ export async function serveCommand (args: string[], io: CliIo, signals: NodeJS.E
     ...(io.env.GATEHOUSE_ADMIN_PASSWORD === undefined ? {} : { adminPassword: io.env.GATEHOUSE_ADMIN_PASSWORD }),
     login: serverAppConfig.loginSurface ?? users !== undefined,
     ...(config.server?.externalUrl === undefined ? {} : { externalUrl: config.server.externalUrl }),
+    // request_timeout, body_limit, …: checked by the loader, applied by AppServer.
+    ...(config.server === undefined ? {} : { server: pickServerLimits(config.server as Record<string, unknown>) }),
     ...(login === undefined ? {} : { serverApp: { login } }),
     ...(middleware === undefined ? {} : { middleware }),
     logger: true
