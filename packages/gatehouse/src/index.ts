@@ -8,7 +8,7 @@ export {
 export type { AvatarInit, Recipe, ComponentSetting, GatehouseConfig, RequestScope, Component, ComponentDefinition, AuthRule, ServerLimits } from '@gatehouse/core'
 export { errorsPlugin } from '@gatehouse/errors'
 export type { ErrorsOptions } from '@gatehouse/errors'
-export { loggingPlugin, clientErrorHandler } from '@gatehouse/logging'
+export { loggingPlugin, clientErrorHandler, RedactingLogController } from '@gatehouse/logging'
 export type { LoggingOptions } from '@gatehouse/logging'
 export { wellknownPlugin } from '@gatehouse/wellknown'
 export type { WellKnownOptions, WellKnownDocument, WellKnownValue } from '@gatehouse/wellknown'

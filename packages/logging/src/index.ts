@@ -69,5 +69,6 @@ export const loggingPlugin = defineComponent<LoggingOptions>({
 
 export default loggingPlugin
 export { clientErrorHandler } from './client-error.js'
+export { RedactingLogController } from './redacting-log-controller.js'
 export { defaults as loggingDefaults, loggingOptionsSchema } from './options.js'
 export type { AccessLogLevel, LoggingOptions, ResolvedLoggingOptions } from './options.js'

@@ -1,10 +1,10 @@
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyPluginAsync, type FastifyServerOptions, type InjectOptions, type LightMyRequestResponse } from 'fastify'
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyPluginAsync, type FastifyServerOptions, type InjectOptions, type LightMyRequestResponse } from 'fastify'
 import { middlewareChain, resolveServerLimits, serverLimitDefaults, trackRouteRules, type ComponentSetting, type Recipe, type ServerLimits } from '@gatehouse/core'
 import type { ApiKeyStore, AuthOptions, UserStore } from '@gatehouse/auth'
 import type { SessionOptions } from '@gatehouse/session'
 // The components a server recipe can name join the registry when imported.
 import '@gatehouse/errors'
-import { clientErrorHandler } from '@gatehouse/logging'
+import { clientErrorHandler, RedactingLogController } from '@gatehouse/logging'
 import '@gatehouse/auth'
 import '@gatehouse/session'
 import '@gatehouse/cache'
@@ -106,9 +106,10 @@ export class ServerBase {
       trustProxy,
       // Malformed requests are answered without logging their raw bytes.
       clientErrorHandler,
-      // The access log replaces Fastify's request lines (which log full URLs,
-      // query included); with OIDC they are off even without the access log.
-      ...(accessLog || oidc ? { logController: new LogController({ disableRequestLogging: true }) } : {}),
+      // Fastify's own request lines log the URL as sent, query included: they
+      // are written with the URL redacted, and the access log replaces them
+      // (with OIDC, whose callback carries the code, they are off as well).
+      logController: new RedactingLogController({ disableRequestLogging: accessLog || oidc }),
       ...fastifyLimitOptions(limits)
     }) as unknown as FastifyInstance
     limitConnections(this.fastify.server, limits, this.fastify.log)
