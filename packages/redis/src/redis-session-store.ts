@@ -68,7 +68,15 @@ export class RedisSessionStore extends RedisStore implements SessionStore {
 
   /** A conditional write in one Lua round trip (see {@link SessionStore.set}). */
   async set (key: string, record: SessionRecord, loaded: SessionWriteCondition | null): Promise<SessionWriteResult> {
-    const stored: StoredRecord = { identity: record.identity, tags: record.tags, data: record.data, createdAt: record.createdAt, via: record.via, stamp: record.stamp }
+    // via and stamp only when set: an anonymous session stays small.
+    const stored: StoredRecord = {
+      identity: record.identity,
+      tags: record.tags,
+      data: record.data,
+      createdAt: record.createdAt,
+      ...(record.via === null ? {} : { via: record.via }),
+      ...(record.stamp === null ? {} : { stamp: record.stamp })
+    }
     const identity = record.identity ?? ''
     const from = loaded?.key ?? key
     const result = await this.run(setSession.run(this.connection.client, [this.prefix + key, this.prefix + from, this.#indexPrefix + identity],

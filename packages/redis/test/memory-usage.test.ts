@@ -31,4 +31,10 @@ test('memory per session: a signed-in record and its index entry stay small', re
   const bigger = Number(await client.call('MEMORY', 'USAGE', `${prefix}${keys[1]}`, 'SAMPLES', '0'))
   t.comment(`with ~100 bytes of app data: ${bigger} bytes`)
   t.ok(bigger > one && bigger < one + 200)
+  // An OIDC sign-in in progress: anonymous, one transaction (state, nonce, PKCE verifier).
+  const pending = { identity: null, tags: [], data: { oidc: { s: 'x'.repeat(43), n: 'y'.repeat(43), v: 'z'.repeat(43) } }, createdAt: now, expiresAt: now + 3_600_000, version: 1, via: null, stamp: null }
+  await store.set(keys[2]!, pending, { key: keys[2]!, version: 1 })
+  const anonymous = Number(await client.call('MEMORY', 'USAGE', `${prefix}${keys[2]}`, 'SAMPLES', '0'))
+  t.comment(`anonymous with an OIDC transaction: ${anonymous} bytes`)
+  t.ok(anonymous < 800)
 })

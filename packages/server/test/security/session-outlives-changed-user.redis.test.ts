@@ -86,3 +86,31 @@ test('dozens of parallel requests on A and B racing a disable on B: none started
   t.same(after.filter((s) => s.status !== 403), [], 'every one started after the disable is refused, on A and on B')
   await refusedOnBoth(t, p, 'after the race')
 })
+
+test('sign-ins racing a disable on B: no session they made authorises a request started after the disable plus watchInterval', redis, async (t) => {
+  const p = await pair(t)
+  const cookies: string[] = []
+  let running = true
+  const signIns = Array.from({ length: 12 }, async (_v, i) => {
+    while (running) {
+      const res = await fetch(`${i % 2 === 0 ? p.a : p.b}/_server/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ identity: 'alice', password: 'alice-pass' }),
+        signal: AbortSignal.timeout(30_000)
+      })
+      const line = res.headers.getSetCookie().find((l) => l.startsWith('session_id='))
+      if (res.status === 200 && line !== undefined) cookies.push(line.split(';')[0]!)
+    }
+  })
+  await eventually(async () => cookies.length >= 12)
+  t.equal((await admin(p.b, p.adminOnB, 'PATCH', 'alice', { enabled: false })).status, 200)
+  const done = Date.now()
+  running = false
+  await Promise.all(signIns)
+  t.ok(cookies.length >= 12, `${cookies.length} sessions made, some of them by sign-ins that finished after the disable`)
+  // The documented bound: another instance's view of users.json may lag by watchInterval (250 ms).
+  await eventually(async () => Date.now() > done + 250)
+  const answers = await Promise.all(cookies.flatMap((cookie) => [p.a, p.b].map(async (base) => (await get(base, '/orders', { cookie })).status)))
+  t.same(answers.filter((s) => s !== 403), [], `all ${answers.length} requests with those sessions are refused, on A and on B`)
+})
