@@ -7,6 +7,21 @@ export interface UserRecord {
   readonly updatedAt: string
 }
 
+/**
+ * A user whose password was just verified: the listed fields plus the
+ * credential stamp, an opaque value that changes whenever the password is
+ * set (a session keeps it and ends when it no longer matches).
+ */
+export interface VerifiedUser extends UserRecord {
+  readonly stamp: string
+}
+
+/** What a signed-in session is re-checked against: the user's current tags and credential stamp. */
+export interface UserStanding {
+  readonly tags: readonly string[]
+  readonly stamp: string
+}
+
 /** What adding a user takes. */
 export interface NewUser {
   password: string
@@ -19,12 +34,18 @@ export interface NewUser {
  * disabled users never verify.
  */
 export interface UserStore {
-  /** The user when `password` is right and the user is enabled; otherwise null. */
-  verify: (identity: string, password: string) => Promise<UserRecord | null>
+  /** The user (with its credential stamp) when `password` is right and the user is enabled; otherwise null. */
+  verify: (identity: string, password: string) => Promise<VerifiedUser | null>
   get: (identity: string) => Promise<UserRecord | null>
+  /**
+   * The current tags and credential stamp of an enabled user; null when the
+   * user is unknown, deleted or disabled. Asked on every request of a
+   * password session, so it must be cheap (no password hashing).
+   */
+  standing: (identity: string) => Promise<UserStanding | null>
   /** Adds a user; an existing identity is an error (`GATEHOUSE_AUTH_STORE_INPUT`). */
   add: (identity: string, user: NewUser) => Promise<UserRecord>
-  /** False when unknown. */
+  /** False when unknown. Changes the credential stamp (even to the same password). */
   setPassword: (identity: string, password: string) => Promise<boolean>
   setTags: (identity: string, tags: string | readonly string[]) => Promise<boolean>
   setEnabled: (identity: string, enabled: boolean) => Promise<boolean>

@@ -85,3 +85,38 @@ test('MemoryApiKeyStore.add keeps a key the caller already holds, hashed', async
   await t.rejects(store.add(key, { label: 'again' }), { code: 'GATEHOUSE_AUTH_STORE_INPUT', message: 'key 0123456789abcdef already exists' })
   await t.rejects(store.add('not-a-key', { label: 'x' }), { code: 'GATEHOUSE_AUTH_STORE_INPUT' })
 })
+
+test('FileUserStore sees changes made through it at once, and by another process within watchInterval', async (t) => {
+  const dir = t.testdir({})
+  const path = join(dir, 'users.json')
+  const server = await FileUserStore.open(path, { scrypt: FAST, watchInterval: 200 })
+  const cli = await FileUserStore.open(path, { scrypt: FAST, watchInterval: 0 })
+  await server.add('alice', { password: 'pw-alice', tags: 'member' })
+  t.match(await server.standing('alice'), { tags: ['member'] }, 'its own change, at once')
+  t.match(await cli.standing('alice'), { tags: ['member'] })
+  await server.setTags('alice', 'admin')
+  t.match(await server.standing('alice'), { tags: ['admin'] })
+  const changed = Date.now()
+  await cli.setEnabled('alice', false)
+  let seenAfter = -1
+  for (let i = 0; i < 500; i++) {
+    if (await server.standing('alice') === null) { seenAfter = Date.now() - changed; break }
+    await new Promise((resolve) => setTimeout(resolve, 10))
+  }
+  t.ok(seenAfter >= 0, `another store's change is seen (after ${seenAfter} ms)`)
+  t.equal(await server.verify('alice', 'pw-alice'), null, 'and verify follows')
+  await t.rejects(FileUserStore.open(join(dir, 'x.json'), { watchInterval: -1 }), TypeError)
+})
+
+test('FileUserStore answers lookups without reading the file while it is unchanged', async (t) => {
+  const dir = t.testdir({})
+  const path = join(dir, 'users.json')
+  const store = await FileUserStore.open(path, { scrypt: FAST, watchInterval: 60_000 })
+  await store.add('alice', { password: 'pw-alice' })
+  t.not(await store.standing('alice'), null)
+  // Replaced behind its back (not through a store): unseen until the interval passes.
+  await writeFile(path, JSON.stringify({ version: 1, users: [] }))
+  for (let i = 0; i < 100; i++) t.not(await store.standing('alice'), null)
+  const fresh = await FileUserStore.open(path, { scrypt: FAST, watchInterval: 0 })
+  t.equal(await fresh.standing('alice'), null, 'a store checking on every lookup sees it')
+})

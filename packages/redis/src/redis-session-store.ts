@@ -1,4 +1,4 @@
-import type { SessionRecord, SessionStore } from '@gatehouse/session'
+import type { SessionRecord, SessionStore, SessionWriteCondition, SessionWriteResult } from '@gatehouse/session'
 import type { RedisConnection, RedisStoreOptions } from './connection.js'
 import { RedisStore } from './redis-store.js'
 import { destroyAllSessions, destroySession, setSession, touchSession } from './session-scripts.js'
@@ -9,9 +9,13 @@ export type RedisSessionStoreOptions = RedisConnection & RedisStoreOptions
 /** The default key prefix of {@link RedisSessionStore}. */
 export const SESSION_PREFIX = 'gatehouse:sess:'
 
-interface StoredRecord { identity: string | null, tags: string[], data: Record<string, unknown>, createdAt: number }
+interface StoredRecord { identity: string | null, tags: string[], data: Record<string, unknown>, createdAt: number, via?: string | null, stamp?: string | null }
 
-function parse (json: string | null, expires: string | null, now: number): SessionRecord | null {
+const RESULTS: ReadonlySet<unknown> = new Set(['written', 'gone', 'conflict'])
+const text = (value: unknown): string | null => typeof value === 'string' ? value : null
+
+/** A record from its hash fields; a record without a version (written before versions existed) reads as version 0. */
+function parse (json: string | null, expires: string | null, version: string | null, now: number): SessionRecord | null {
   if (json === null || expires === null) return null
   const expiresAt = Number(expires)
   if (!(expiresAt > now)) return null
@@ -22,7 +26,16 @@ function parse (json: string | null, expires: string | null, now: number): Sessi
     return null
   }
   if (stored === null || typeof stored !== 'object' || !Array.isArray(stored.tags) || typeof stored.createdAt !== 'number') return null
-  return { identity: typeof stored.identity === 'string' ? stored.identity : null, tags: stored.tags, data: stored.data ?? {}, createdAt: stored.createdAt, expiresAt }
+  return {
+    identity: text(stored.identity),
+    tags: stored.tags,
+    data: stored.data ?? {},
+    createdAt: stored.createdAt,
+    expiresAt,
+    version: Number(version ?? 0) || 0,
+    via: text(stored.via),
+    stamp: text(stored.stamp)
+  }
 }
 
 /**
@@ -49,15 +62,28 @@ export class RedisSessionStore extends RedisStore implements SessionStore {
   }
 
   async get (key: string): Promise<SessionRecord | null> {
-    const fields = await this.run(this.connection.client.hmget(this.prefix + key, 'r', 'e'))
-    return parse(fields[0] ?? null, fields[1] ?? null, Date.now())
+    const fields = await this.run(this.connection.client.hmget(this.prefix + key, 'r', 'e', 'v'))
+    return parse(fields[0] ?? null, fields[1] ?? null, fields[2] ?? null, Date.now())
   }
 
-  async set (key: string, record: SessionRecord): Promise<void> {
-    const stored: StoredRecord = { identity: record.identity, tags: record.tags, data: record.data, createdAt: record.createdAt }
+  /** A conditional write in one Lua round trip (see {@link SessionStore.set}). */
+  async set (key: string, record: SessionRecord, loaded: SessionWriteCondition | null): Promise<SessionWriteResult> {
+    // via and stamp only when set: an anonymous session stays small.
+    const stored: StoredRecord = {
+      identity: record.identity,
+      tags: record.tags,
+      data: record.data,
+      createdAt: record.createdAt,
+      ...(record.via === null ? {} : { via: record.via }),
+      ...(record.stamp === null ? {} : { stamp: record.stamp })
+    }
     const identity = record.identity ?? ''
-    await this.run(setSession.run(this.connection.client, [this.prefix + key, this.#indexPrefix + identity],
-      [JSON.stringify(stored), Math.floor(record.expiresAt), identity, Date.now(), key, this.#indexPrefix, this.prefix]))
+    const from = loaded?.key ?? key
+    const result = await this.run(setSession.run(this.connection.client, [this.prefix + key, this.prefix + from, this.#indexPrefix + identity],
+      [JSON.stringify(stored), Math.floor(record.expiresAt), identity, Date.now(), key, this.#indexPrefix, this.prefix,
+        loaded === null ? '' : String(loaded.version), String(record.version), from]))
+    if (!RESULTS.has(result)) throw new TypeError(`unexpected answer from the session write script: ${String(result)}`)
+    return result as SessionWriteResult
   }
 
   async touch (key: string, expiresAt: number): Promise<void> {

@@ -5,7 +5,7 @@ import { sessionStoreConformance } from '../../session/test/helpers/session-stor
 import { cleanPrefix, needRedis, REDIS_URL, testPrefix } from './helpers/redis.js'
 
 const redis = await needRedis()
-const record = (identity: string | null, expiresAt: number) => ({ identity, tags: identity === null ? [] : ['t'], data: {}, createdAt: Date.now(), expiresAt })
+const record = (identity: string | null, expiresAt: number) => ({ identity, tags: identity === null ? [] : ['t'], data: {}, createdAt: Date.now(), expiresAt, version: 1, via: null, stamp: null })
 
 test('RedisSessionStore conformance (url: the store opens and closes its client)', redis, async (t) => {
   const stores: RedisSessionStore[] = []
@@ -50,8 +50,10 @@ test('RedisSessionStore keeps records as Redis sees them: hashed keys, Redis-enf
   await store.ready()
   const key = 'q1Bx0rV1mZ4pkmkQe3m1gT2gkqJ0TjvHkzv1Ew4Y3ns'
   const now = Date.now()
-  await store.set(key, { identity: 'alice', tags: ['ops'], data: { cart: [] }, createdAt: now, expiresAt: now + 60_000 })
-  t.same(await store.get(key), { identity: 'alice', tags: ['ops'], data: { cart: [] }, createdAt: now, expiresAt: now + 60_000 }, 'round trip, empty arrays kept')
+  const written = { identity: 'alice', tags: ['ops'], data: { cart: [] }, createdAt: now, expiresAt: now + 60_000, version: 1, via: 'password', stamp: 'st' }
+  t.equal(await store.set(key, written, null), 'written')
+  t.same(await store.get(key), written, 'round trip, empty arrays kept')
+  t.equal(await client.hget(`${prefix}${key}`, 'v'), '1', 'the version is a field of its own, for the write script')
   t.same((await client.keys(`${prefix}*`)).sort(), [`${prefix}identity:alice`, `${prefix}${key}`])
   const recordExpiry = await client.pexpiretime(`${prefix}${key}`)
   t.equal(recordExpiry, now + 60_000, 'the record expires in Redis at expiresAt (PEXPIREAT)')
@@ -60,9 +62,9 @@ test('RedisSessionStore keeps records as Redis sees them: hashed keys, Redis-enf
   t.equal(await client.pexpiretime(`${prefix}${key}`), now + 120_000, 'touch moves the Redis expiry')
   t.equal((await store.get(key))?.expiresAt, now + 120_000, 'and the stored deadline')
   t.ok(await client.pexpiretime(`${prefix}identity:alice`) >= now + 120_000, 'and the index follows')
-  await store.set('anon', record(null, now + 60_000))
+  await store.set('anon', record(null, now + 60_000), null)
   t.equal(await client.exists(`${prefix}identity:`), 0, 'anonymous sessions are not indexed')
-  await store.set('past', record('alice', now - 1))
+  await store.set('past', record('alice', now - 1), null)
   t.equal(await store.get('past'), null, 'a record already expired is not stored')
   t.equal(await client.exists(`${prefix}past`), 0)
   await store.destroy(key)
@@ -75,9 +77,9 @@ test('RedisSessionStore prunes the identity index of expired members', redis, as
   const client = new Redis(REDIS_URL)
   t.teardown(async () => { await store.close(); client.disconnect(); await cleanPrefix(prefix) })
   await store.ready()
-  for (let i = 0; i < 33; i++) await store.set(`short${i}`, record('bob', Date.now() + 50))
+  for (let i = 0; i < 33; i++) await store.set(`short${i}`, record('bob', Date.now() + 50), null)
   await new Promise((resolve) => setTimeout(resolve, 120))
-  await store.set('live', record('bob', Date.now() + 60_000))
+  await store.set('live', record('bob', Date.now() + 60_000), null)
   t.same(await client.smembers(`${prefix}identity:bob`), ['live'], 'only the live member is left once the set passes 32')
   t.equal(await store.destroyAllFor('bob'), 1)
 })
@@ -99,4 +101,16 @@ test('RedisSessionStore: bad options are boot errors naming the problem', async 
   t.throws(bad({ url: REDIS_URL, client: new Redis({ lazyConnect: true }) }), { message: /not both/ })
   t.throws(bad({ url: REDIS_URL }, ''), { message: /prefix/ })
   t.throws(bad({ url: REDIS_URL, commandTimeout: 0 }), { message: /commandTimeout/ })
+})
+
+test('RedisSessionStore reads a record written before versions existed as version 0 (the component refuses it), and never writes over it', redis, async (t) => {
+  const prefix = testPrefix('sess')
+  const store = new RedisSessionStore({ url: REDIS_URL, prefix })
+  const client = new Redis(REDIS_URL)
+  t.teardown(async () => { await store.close(); client.disconnect(); await cleanPrefix(prefix) })
+  await store.ready()
+  const now = Date.now()
+  await client.hset(`${prefix}legacy`, 'r', JSON.stringify({ identity: 'alice', tags: ['t'], data: {}, createdAt: now }), 'e', String(now + 60_000), 'i', 'alice')
+  t.match(await store.get('legacy'), { identity: 'alice', version: 0, via: null, stamp: null })
+  t.equal(await store.set('legacy', record('alice', now + 60_000), null), 'conflict', 'a new session cannot take its key')
 })

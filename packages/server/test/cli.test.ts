@@ -127,7 +127,8 @@ test('users: add from stdin, list without hashes, passwd, disable, enable, delet
   const added = await gatehouse(['users', 'add', 'alice', '--tags', 'admin'], { env, stdin: 'first-pw\nignored second line\n' })
   t.equal(added.code, 0, added.stderr)
   t.match(added.stderr, 'Added alice with tags admin.')
-  const store = await FileUserStore.open(join(dir, 'users.json'))
+  // Checks the file on every lookup (the default, 250 ms, would lag the CLI's changes).
+  const store = await FileUserStore.open(join(dir, 'users.json'), { watchInterval: 0 })
   t.match(await store.verify('alice', 'first-pw'), { identity: 'alice', tags: ['admin'] })
   const listed = await gatehouse(['users', 'list'], { env })
   t.match(listed.stdout, /^IDENTITY\s+TAGS\s+STATUS\s+UPDATED\nalice\s+admin\s+enabled\s+\d{4}-/)

@@ -3,11 +3,15 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { sessionKey } from '@gatehouse/session'
 import { RedisLockoutStore, RedisSessionStore } from '@gatehouse/redis'
 import { cleanPrefix, needRedis, REDIS_URL, testPrefix } from '../../redis/test/helpers/redis.js'
-import { get, login, sessionCookie, startInstance, type Instance } from './helpers/redis-servers.js'
+import { aliceStore, get, login, sessionCookie, startInstance, type Instance } from './helpers/redis-servers.js'
 
 const redis = await needRedis()
 
-/** Two instances, A and B, on two ports, sharing one Redis (one prefix for sessions, one for lockout). */
+/**
+ * Two instances, A and B, on two ports, sharing one Redis (one prefix for
+ * sessions, one for lockout) and one user store (password sessions are
+ * checked against it on every request).
+ */
 async function pair (t: Test, options: { idleTtl?: number } = {}): Promise<{ a: Instance, b: Instance, sessions: string, locks: string, client: RedisSessionStore['client'] }> {
   const sessions = testPrefix('sess')
   const locks = testPrefix('lock')
@@ -22,10 +26,11 @@ async function pair (t: Test, options: { idleTtl?: number } = {}): Promise<{ a: 
     await cleanPrefix(sessions)
     await cleanPrefix(locks)
   })
+  const users = await aliceStore()
   for (const store of stores) {
     await store.sessionStore.ready()
     await store.lockoutStore.ready()
-    instances.push(await startInstance({ ...store, ...options }))
+    instances.push(await startInstance({ ...store, ...options, users }))
   }
   t.not(instances[0]!.base, instances[1]!.base, 'two ports')
   // A's store's client, for looking at Redis directly.

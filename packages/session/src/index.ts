@@ -1,12 +1,13 @@
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify'
 import { fastifyCookie } from '@fastify/cookie'
 import { Avatar, defineComponent, errorForLog } from '@gatehouse/core'
-import { GATEHOUSE_SESSION_INVALID_OPTIONS, storeUnavailable } from './errors.js'
+import { checkUnavailable, GATEHOUSE_SESSION_INVALID_OPTIONS, storeUnavailable } from './errors.js'
 import { MemorySessionStore } from './memory-session-store.js'
 import { resolveSessionOptions, sessionOptionsSchema, type SessionOptions } from './options.js'
 import { Session, type SessionChange } from './session.js'
 import { isSessionId, sessionKey } from './session-id.js'
-import type { SessionRecord } from './session-store.js'
+import type { SessionRecord, SessionStore } from './session-store.js'
+import { writeSession } from './write-session.js'
 
 declare module '@gatehouse/core' {
   interface RequestScope {
@@ -15,34 +16,85 @@ declare module '@gatehouse/core' {
   }
 }
 
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The store of the session component (e.g. to `destroyAllFor(identity)` when a user changes). */
+    sessionStore: SessionStore
+  }
+}
+
+const sameTags = (a: readonly string[], b: readonly string[]): boolean => a.length === b.length && a.every((tag, i) => tag === b[i])
+
 const session: FastifyPluginAsync<SessionOptions> = async function session (app, options) {
   const opts = resolveSessionOptions(options)
   if (opts.samesite === 'none' && !opts.secure) throw new GATEHOUSE_SESSION_INVALID_OPTIONS('samesite "none" needs secure: true (browsers refuse it otherwise)')
   if (opts.absoluteTtl < opts.idleTtl) throw new GATEHOUSE_SESSION_INVALID_OPTIONS('absoluteTtl must not be shorter than idleTtl')
   const store = opts.store ?? new MemorySessionStore()
   if (typeof store.get !== 'function' || typeof store.set !== 'function') throw new GATEHOUSE_SESSION_INVALID_OPTIONS('store must be a SessionStore')
+  const check = opts.checkIdentity
+  if (check !== undefined && typeof check !== 'function') throw new GATEHOUSE_SESSION_INVALID_OPTIONS('checkIdentity must be a function')
   const times = { idleTtl: opts.idleTtl * 1000, absoluteTtl: opts.absoluteTtl * 1000, touchInterval: opts.touchInterval * 1000 }
   // Cookies are parsed and written with @fastify/cookie: ours when the app
   // has none, or the app's own.
   if (!app.hasDecorator('serializeCookie')) await app.register(fastifyCookie)
+  if (!app.hasDecorator('sessionStore')) app.decorate('sessionStore', store)
   const cookie = { httpOnly: true, secure: opts.secure, sameSite: opts.samesite, path: '/' } as const
   const cleared = app.serializeCookie(opts.cookieName, '', { ...cookie, maxAge: 0, expires: new Date(0) })
-  // One Avatar per stored record (the memory store hands back the same object).
+  // One Avatar per stored record (the memory store hands back the same
+  // object) and tag set (a checkIdentity may change the tags).
   const avatars = new WeakMap<SessionRecord, Avatar>()
 
-  function attach (request: FastifyRequest, id: string, key: string, record: SessionRecord | null, now: number): void {
-    if (record === null || record.expiresAt <= now || now >= record.createdAt + times.absoluteTtl) {
+  function avatarFor (record: SessionRecord, identity: string, tags: readonly string[]): Avatar {
+    let avatar = avatars.get(record)
+    if (avatar === undefined || !sameTags(avatar.tags, tags)) avatars.set(record, avatar = new Avatar(identity, { tags, backend: 'session' }))
+    return avatar
+  }
+
+  /** Whether `record` is a live session: unexpired, and written by a store that versions it. */
+  function live (record: SessionRecord | null, now: number): record is SessionRecord {
+    return record !== null && record.expiresAt > now && now < record.createdAt + times.absoluteTtl &&
+      typeof record.version === 'number' && record.version >= 1
+  }
+
+  function attach (request: FastifyRequest, id: string, key: string, record: SessionRecord | null, now: number, tags: readonly string[] | null | undefined): void {
+    if (!live(record, now)) {
       if (record !== null) Promise.resolve().then(() => store.destroy(key)).catch(() => {})
       request.scope.session = new Session(times, now)
       return
     }
-    request.scope.session = new Session(times, now, { id, key, record })
+    const current = new Session(times, now, { id, key, record, ...(tags == null ? {} : { tags }) })
+    request.scope.session = current
+    if (tags === null) {
+      // checkIdentity said no: the session ends (destroyed, cookie cleared in onSend).
+      current.logout()
+      return
+    }
     // A valid Authorization header wins; an invalid one never reaches here.
     if (record.identity !== null && request.headers.authorization === undefined && request.scope.auth === null) {
-      let avatar = avatars.get(record)
-      if (avatar === undefined) avatars.set(record, avatar = new Avatar(record.identity, { tags: record.tags, backend: 'session' }))
-      request.scope.auth = avatar
+      request.scope.auth = avatarFor(record, record.identity, current.tags)
     }
+  }
+
+  /** Loads and (with checkIdentity) re-checks the session; calls `done` once. */
+  function load (request: FastifyRequest, id: string, key: string, record: SessionRecord | null, now: number, done: (err?: Error) => void): void {
+    if (check === undefined || !live(record, now) || record.identity === null) {
+      attach(request, id, key, record, now, undefined)
+      done()
+      return
+    }
+    let verdict: ReturnType<typeof check>
+    try {
+      verdict = check(record.identity, record)
+    } catch (err) {
+      done(checkUnavailable(err))
+      return
+    }
+    const apply = (answer: Awaited<typeof verdict>): void => {
+      attach(request, id, key, record, now, answer === null ? null : answer.tags)
+      done()
+    }
+    if (verdict instanceof Promise) verdict.then(apply, (err: unknown) => done(checkUnavailable(err)))
+    else apply(verdict)
   }
 
   app.addHook('onRequest', function loadSession (request, _reply, done) {
@@ -65,14 +117,13 @@ const session: FastifyPluginAsync<SessionOptions> = async function session (app,
       return
     }
     if (found instanceof Promise) {
-      found.then((record) => { attach(request, id, key, record, now); done() }, (err: unknown) => done(storeUnavailable(err)))
+      found.then((record) => load(request, id, key, record, now, done), (err: unknown) => done(storeUnavailable(err)))
     } else {
-      attach(request, id, key, found, now)
-      done()
+      load(request, id, key, found, now, done)
     }
   })
 
-  async function apply (change: SessionChange, request: FastifyRequest, reply: { header: (k: string, v: string) => unknown }): Promise<void> {
+  async function apply (change: SessionChange, current: Session, request: FastifyRequest, reply: { header: (k: string, v: string) => unknown }): Promise<void> {
     switch (change.kind) {
       case 'touch':
         // Best effort: a failed refresh must not fail a read-only request.
@@ -82,15 +133,14 @@ const session: FastifyPluginAsync<SessionOptions> = async function session (app,
           request.log.warn({ err: errorForLog(err) }, 'session: could not refresh the idle deadline')
         }
         return
-      case 'write':
-        try {
-          await store.set(change.key, change.record)
-          if (change.staleKey !== null) await store.destroy(change.staleKey)
-        } catch (err) {
-          throw storeUnavailable(err)
-        }
-        if (change.newId) reply.header('set-cookie', app.serializeCookie(opts.cookieName, change.id, cookie))
+      case 'write': {
+        const saved = await writeSession(store, current, change)
+        // Destroyed meanwhile (logout, a changed user, expiry): the write is
+        // dropped, the response kept, and the cookie cleared.
+        if (saved === 'gone') reply.header('set-cookie', cleared)
+        else if (saved.newId) reply.header('set-cookie', app.serializeCookie(opts.cookieName, saved.id, cookie))
         return
+      }
       case 'destroy':
         try {
           if (change.key !== null) await store.destroy(change.key)
@@ -101,14 +151,23 @@ const session: FastifyPluginAsync<SessionOptions> = async function session (app,
     }
   }
 
+  // Sessions whose change was carried out (or tried): an error response
+  // from a failed save passes onSend again and must not save again.
+  const settled = new WeakSet<Session>()
+
   app.addHook('onSend', function saveSession (request, reply, payload, done) {
     const current = request.scope?.session
-    const change = current?.change()
-    if (change === undefined || change.kind === 'none') {
+    if (current === undefined || settled.has(current)) {
       done(null, payload)
       return
     }
-    apply(change, request, reply).then(() => done(null, payload), (err: Error) => done(err))
+    settled.add(current)
+    const change = current.change()
+    if (change.kind === 'none') {
+      done(null, payload)
+      return
+    }
+    apply(change, current, request, reply).then(() => done(null, payload), (err: Error) => done(err))
   })
 }
 
@@ -128,11 +187,11 @@ export const sessionPlugin = defineComponent<SessionOptions>({
 
 export default sessionPlugin
 export { Session } from './session.js'
-export type { SessionChange, SessionTimes } from './session.js'
+export type { SessionLoginOptions, SessionChange, SessionTimes } from './session.js'
 export { MemorySessionStore } from './memory-session-store.js'
 export type { MemorySessionStoreOptions } from './memory-session-store.js'
-export type { MaybePromise, SessionRecord, SessionStore } from './session-store.js'
+export type { MaybePromise, SessionRecord, SessionStore, SessionWriteCondition, SessionWriteResult } from './session-store.js'
 export { isSessionId, newSessionId, sessionKey } from './session-id.js'
 export { defaults as sessionDefaults, sessionOptionsSchema } from './options.js'
-export type { SessionOptions } from './options.js'
-export { GATEHOUSE_SESSION_INVALID_OPTIONS, STORE_UNAVAILABLE } from './errors.js'
+export type { CheckIdentity, SessionOptions } from './options.js'
+export { CHECK_UNAVAILABLE, CONFLICT, GATEHOUSE_SESSION_INVALID_OPTIONS, STORE_UNAVAILABLE } from './errors.js'

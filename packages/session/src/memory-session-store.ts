@@ -1,4 +1,4 @@
-import type { SessionRecord, SessionStore } from './session-store.js'
+import type { SessionRecord, SessionStore, SessionWriteCondition, SessionWriteResult } from './session-store.js'
 
 /** Options of {@link MemorySessionStore}. */
 export interface MemorySessionStoreOptions {
@@ -8,7 +8,21 @@ export interface MemorySessionStoreOptions {
   now?: () => number
 }
 
-/** Sessions in this process's memory: bounded (LRU), expired records dropped when met. */
+/** Freezes a value and everything in it. */
+function deepFreeze<T> (value: T): T {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value)
+    for (const inner of Object.values(value)) deepFreeze(inner)
+  }
+  return value
+}
+
+/**
+ * Sessions in this process's memory: bounded (LRU), expired records dropped
+ * when met. Records are kept as frozen copies and replaced, never changed in
+ * place: what `get` handed to a request in flight is a snapshot that no
+ * later write or touch alters (and that the request cannot alter either).
+ */
 export class MemorySessionStore implements SessionStore {
   readonly #records = new Map<string, SessionRecord>()
   readonly #byIdentity = new Map<string, Set<string>>()
@@ -26,19 +40,38 @@ export class MemorySessionStore implements SessionStore {
   }
 
   get (key: string): SessionRecord | null {
-    const record = this.#records.get(key)
+    const record = this.#live(key)
     if (record === undefined) return null
-    if (record.expiresAt <= this.#now()) {
-      this.#remove(key)
-      return null
-    }
     // Re-insert: Map order is the LRU order.
     this.#records.delete(key)
     this.#records.set(key, record)
     return record
   }
 
-  set (key: string, record: SessionRecord): void {
+  set (key: string, record: SessionRecord, loaded: SessionWriteCondition | null): SessionWriteResult {
+    if (loaded === null) {
+      if (this.#live(key) !== undefined) return 'conflict'
+    } else {
+      const current = this.#live(loaded.key)
+      if (current === undefined) return 'gone'
+      if (current.version !== loaded.version || (loaded.key !== key && this.#live(key) !== undefined)) return 'conflict'
+      if (loaded.key !== key) this.#remove(loaded.key)
+    }
+    this.#put(key, deepFreeze(structuredClone(record)))
+    return 'written'
+  }
+
+  /** The unexpired record under `key` (an expired one is dropped). */
+  #live (key: string): SessionRecord | undefined {
+    const record = this.#records.get(key)
+    if (record !== undefined && record.expiresAt <= this.#now()) {
+      this.#remove(key)
+      return undefined
+    }
+    return record
+  }
+
+  #put (key: string, record: SessionRecord): void {
     this.#remove(key)
     this.#records.set(key, record)
     if (record.identity !== null) {
@@ -54,8 +87,9 @@ export class MemorySessionStore implements SessionStore {
   }
 
   touch (key: string, expiresAt: number): void {
-    const record = this.#records.get(key)
-    if (record !== undefined) record.expiresAt = expiresAt
+    const record = this.#live(key)
+    // A new frozen object: a request holding the old one keeps its snapshot.
+    if (record !== undefined && expiresAt > record.expiresAt) this.#records.set(key, Object.freeze({ ...record, expiresAt }))
   }
 
   destroy (key: string): void {

@@ -1,5 +1,13 @@
 import { Type } from '@sinclair/typebox'
-import type { SessionStore } from './session-store.js'
+import type { MaybePromise, SessionRecord, SessionStore } from './session-store.js'
+
+/**
+ * Re-checks a signed-in session when it is loaded (every request that
+ * carries its cookie): `null` ends the session (the caller is anonymous and
+ * the cookie is cleared); otherwise `tags` are the caller's tags for this
+ * request. A throw (or rejection) is a 503.
+ */
+export type CheckIdentity = (identity: string, record: Readonly<SessionRecord>) => MaybePromise<{ readonly tags: readonly string[] } | null>
 
 /** Options of the session component; every key is optional. */
 export interface SessionOptions {
@@ -17,13 +25,21 @@ export interface SessionOptions {
   touchInterval?: number
   /** Where sessions live. Default: a new `MemorySessionStore` (one process only). */
   store?: SessionStore
+  /**
+   * Re-checks each signed-in session against the user's current record on
+   * load (see {@link CheckIdentity}). Default: none (the tags given at
+   * `login` hold until the session ends). AppServer sets one for sessions
+   * signed in by password.
+   */
+  checkIdentity?: CheckIdentity
 }
 
-export interface ResolvedSessionOptions extends Required<Omit<SessionOptions, 'store'>> {
+export interface ResolvedSessionOptions extends Required<Omit<SessionOptions, 'store' | 'checkIdentity'>> {
   store: SessionStore | undefined
+  checkIdentity: CheckIdentity | undefined
 }
 
-export const defaults: Readonly<Omit<ResolvedSessionOptions, 'store'>> = Object.freeze({
+export const defaults: Readonly<Omit<ResolvedSessionOptions, 'store' | 'checkIdentity'>> = Object.freeze({
   cookieName: 'session_id',
   secure: false,
   samesite: 'lax',
@@ -41,9 +57,10 @@ export const sessionOptionsSchema = Type.Object({
   idleTtl: seconds(31_536_000),
   absoluteTtl: seconds(31_536_000),
   touchInterval: Type.Optional(Type.Number({ minimum: 0, maximum: 86_400 })),
-  store: Type.Optional(Type.Unsafe<SessionStore>(Type.Any()))
+  store: Type.Optional(Type.Unsafe<SessionStore>(Type.Any())),
+  checkIdentity: Type.Optional(Type.Unsafe<CheckIdentity>(Type.Any()))
 }, { additionalProperties: false })
 
 export function resolveSessionOptions (options: SessionOptions): ResolvedSessionOptions {
-  return { ...defaults, ...options, store: options.store }
+  return { ...defaults, ...options, store: options.store, checkIdentity: options.checkIdentity }
 }

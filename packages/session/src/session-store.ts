@@ -2,6 +2,7 @@
 export interface SessionRecord {
   /** Who signed in, or null for an anonymous session (e.g. an OIDC login in progress). */
   identity: string | null
+  /** The tags given at sign-in (a `checkIdentity` may replace them per request). */
   tags: string[]
   /** What the app stored; JSON-serialisable values only. */
   data: Record<string, unknown>
@@ -9,19 +10,64 @@ export interface SessionRecord {
   createdAt: number
   /** When the session ends unless used again (idle deadline, never past the absolute one). */
   expiresAt: number
+  /**
+   * Counts the writes of this session: 1 when created, one more on each
+   * write (a regenerated id carries it on). Conditional writes compare it.
+   */
+  version: number
+  /** How the identity signed in (`'password'`, `'oidc:<name>'`…), or null when not said. */
+  via: string | null
+  /** What the sign-in method recorded to re-check later (e.g. a credential stamp), or null. */
+  stamp: string | null
 }
 
 /** A value that may be returned now or later: the memory store answers synchronously. */
 export type MaybePromise<T> = T | Promise<T>
 
 /**
+ * The session a write depends on: the key it was loaded from and the
+ * version it had then.
+ */
+export interface SessionWriteCondition {
+  readonly key: string
+  readonly version: number
+}
+
+/**
+ * What a conditional {@link SessionStore.set} did: `'written'`; `'gone'`
+ * (the session it depends on no longer exists: destroyed, ended or
+ * expired; nothing was written); `'conflict'` (another write moved its
+ * version, or the target key is taken; nothing was written).
+ */
+export type SessionWriteResult = 'written' | 'gone' | 'conflict'
+
+/**
  * Where sessions live. Keys are the SHA-256 of the session id (base64url):
  * a store never sees a usable id. A store drops records at `expiresAt`.
+ *
+ * Writes are conditional, so a destroyed session stays destroyed: a
+ * request that loaded a session before it was destroyed can never write it
+ * back, and of two requests that loaded the same version only one writes.
  */
 export interface SessionStore {
+  /** The record, or null when unknown or expired. */
   get: (key: string) => MaybePromise<SessionRecord | null>
-  set: (key: string, record: SessionRecord) => MaybePromise<void>
-  /** Moves the idle deadline; unknown keys are ignored. */
+  /**
+   * Writes `record` (whose `version` is `loaded.version + 1`, or 1 for a new
+   * session) under `key`, atomically, only if:
+   * - `loaded` is null (a new session): no record exists under `key`;
+   * - `loaded.key === key` (a change): the record under `key` exists and
+   *   has `loaded.version`;
+   * - `loaded.key !== key` (the id was regenerated): the record under
+   *   `loaded.key` exists at `loaded.version` and none under `key`; that
+   *   old record is removed in the same step.
+   */
+  set: (key: string, record: SessionRecord, loaded: SessionWriteCondition | null) => MaybePromise<SessionWriteResult>
+  /**
+   * Moves the idle deadline later (never earlier); the version is kept.
+   * Unknown, destroyed or expired keys are left alone: a touch never brings
+   * a record back.
+   */
   touch: (key: string, expiresAt: number) => MaybePromise<void>
   destroy: (key: string) => MaybePromise<void>
   /** Ends every session of `identity` (log out everywhere); resolves with how many. */

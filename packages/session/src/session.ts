@@ -1,6 +1,6 @@
 import { parseTags } from '@gatehouse/core'
 import { newSessionId, sessionKey } from './session-id.js'
-import type { SessionRecord } from './session-store.js'
+import type { SessionRecord, SessionWriteCondition } from './session-store.js'
 
 /** The lifetimes a session is held to, in milliseconds. */
 export interface SessionTimes {
@@ -14,8 +14,26 @@ export interface SessionTimes {
 export type SessionChange =
   | { readonly kind: 'none' }
   | { readonly kind: 'touch', readonly key: string, readonly expiresAt: number }
-  | { readonly kind: 'write', readonly id: string, readonly key: string, readonly record: SessionRecord, readonly newId: boolean, readonly staleKey: string | null }
+  | {
+    readonly kind: 'write'
+    readonly id: string
+    readonly key: string
+    readonly record: SessionRecord
+    readonly newId: boolean
+    /** The stored session this write depends on (null: a new session, written only if its key is free). */
+    readonly loaded: SessionWriteCondition | null
+    /** A session this request left (by login, or logout then a new write), destroyed once the write is done. */
+    readonly staleKey: string | null
+  }
   | { readonly kind: 'destroy', readonly key: string | null }
+
+/** How a sign-in came about, kept with the session (see `checkIdentity`). */
+export interface SessionLoginOptions {
+  /** The sign-in method, e.g. `'password'` or `'oidc:<name>'`. */
+  via?: string
+  /** A value the method can re-check later, e.g. the user's credential stamp. */
+  stamp?: string
+}
 
 /**
  * The session of one request, at `request.scope.session`. Lazy: nothing is
@@ -29,23 +47,35 @@ export class Session {
   #key: string | null
   #record: SessionRecord | null
   #data: Record<string, unknown> | null = null
+  // The names this request set or deleted: re-applied if another request
+  // wrote the session meanwhile (see rebase).
+  readonly #changed = new Set<string>()
   #identity: string | null
   #tags: string[]
+  #via: string | null
+  #stamp: string | null
   #createdAt: number
   #state: 'clean' | 'dirty' | 'destroyed' = 'clean'
   // The id this session will be saved under when it gets a new one
   // (created, logged in, regenerated); known at once so a response can name it.
   #newId: string | null = null
+  // A stored session this request left behind, to destroy once the new one is written.
+  #staleKey: string | null = null
 
-  /** @internal Built by the session component. */
-  constructor (times: SessionTimes, now: number, loaded?: { id: string, key: string, record: SessionRecord }) {
+  /**
+   * @internal Built by the session component. `tags`, when given, replaces
+   * the stored tags for this request (the signed-in user's current ones).
+   */
+  constructor (times: SessionTimes, now: number, loaded?: { id: string, key: string, record: SessionRecord, tags?: readonly string[] }) {
     this.#times = times
     this.#now = now
     this.#id = loaded?.id ?? null
     this.#key = loaded?.key ?? null
     this.#record = loaded?.record ?? null
     this.#identity = loaded?.record.identity ?? null
-    this.#tags = loaded?.record.tags ?? []
+    this.#tags = loaded === undefined ? [] : [...(loaded.tags ?? loaded.record.tags)]
+    this.#via = loaded?.record.via ?? null
+    this.#stamp = loaded?.record.stamp ?? null
     this.#createdAt = loaded?.record.createdAt ?? now
   }
 
@@ -69,6 +99,15 @@ export class Session {
     return this.#state === 'destroyed' ? [] : this.#tags
   }
 
+  /** How the identity signed in (`login`'s `via`), or null. */
+  get via (): string | null {
+    return this.#state === 'destroyed' ? null : this.#via
+  }
+
+  /**
+   * A stored value. Values are snapshots: change one by setting a new value
+   * (`set('cart', [...cart, item])`); the memory store freezes them.
+   */
   get (name: string): unknown {
     if (this.#state === 'destroyed') return undefined
     return (this.#data ?? this.#record?.data ?? {})[name]
@@ -77,21 +116,35 @@ export class Session {
   /** Stores a JSON-serialisable value; creates the session if there is none. */
   set (name: string, value: unknown): void {
     this.#writable()[name] = value
+    this.#changed.add(name)
   }
 
   delete (name: string): void {
-    if (this.get(name) !== undefined) delete this.#writable()[name]
+    if (this.get(name) === undefined) return
+    delete this.#writable()[name]
+    this.#changed.add(name)
   }
 
   /**
    * Signs `identity` in: a new session id (the old one dies: fixation
-   * defence), empty data, and a fresh absolute lifetime.
+   * defence), empty data, and a fresh absolute lifetime. `options.via` and
+   * `options.stamp` are kept with the session for `checkIdentity`.
    */
-  login (identity: string, tags: string | readonly string[] = []): void {
+  login (identity: string, tags: string | readonly string[] = [], options: SessionLoginOptions = {}): void {
     if (typeof identity !== 'string' || identity === '') throw new TypeError('login needs an identity')
+    const { via = null, stamp = null } = options ?? {}
+    if (via !== null && typeof via !== 'string') throw new TypeError('login options.via must be a string')
+    if (stamp !== null && typeof stamp !== 'string') throw new TypeError('login options.stamp must be a string')
+    this.#staleKey ??= this.#key
+    this.#record = null
+    this.#key = null
+    this.#id = null
     this.#identity = identity
     this.#tags = parseTags(tags)
+    this.#via = via
+    this.#stamp = stamp
     this.#data = {}
+    this.#changed.clear()
     this.#createdAt = this.#now
     this.#newId = newSessionId()
     this.#state = 'dirty'
@@ -102,7 +155,10 @@ export class Session {
     this.#state = 'destroyed'
     this.#identity = null
     this.#tags = []
+    this.#via = null
+    this.#stamp = null
     this.#data = null
+    this.#changed.clear()
     this.#newId = null
   }
 
@@ -114,7 +170,9 @@ export class Session {
 
   #writable (): Record<string, unknown> {
     if (this.#state === 'destroyed') {
-      // Writing after logout starts a new, empty session.
+      // Writing after logout starts a new, empty session; the old one is
+      // still destroyed.
+      this.#staleKey ??= this.#key
       this.#state = 'clean'
       this.#record = null
       this.#key = null
@@ -127,15 +185,47 @@ export class Session {
     return this.#data
   }
 
+  /**
+   * @internal Another request wrote this session since it was loaded:
+   * starts again from `fresh` (its identity, tags, lifetime and data) and
+   * re-applies the values this request set or deleted (the last write of
+   * a name wins). Only for a session that was loaded and is being written.
+   */
+  rebase (fresh: SessionRecord): void {
+    const data: Record<string, unknown> = { ...fresh.data }
+    const mine = this.#data ?? {}
+    for (const name of this.#changed) {
+      if (Object.hasOwn(mine, name)) data[name] = mine[name]
+      else delete data[name]
+    }
+    this.#record = fresh
+    this.#identity = fresh.identity
+    this.#tags = [...fresh.tags]
+    this.#via = fresh.via
+    this.#stamp = fresh.stamp
+    this.#createdAt = fresh.createdAt
+    this.#data = data
+  }
+
   /** @internal What to do at the end of the request. */
   change (): SessionChange {
     const { idleTtl, absoluteTtl, touchInterval } = this.#times
     const expiresAt = Math.min(this.#now + idleTtl, this.#createdAt + absoluteTtl)
-    if (this.#state === 'destroyed') return { kind: 'destroy', key: this.#key }
+    if (this.#state === 'destroyed') return { kind: 'destroy', key: this.#key ?? this.#staleKey }
     if (this.#state === 'dirty') {
-      const record: SessionRecord = { identity: this.#identity, tags: [...this.#tags], data: this.#data ?? {}, createdAt: this.#createdAt, expiresAt }
-      if (this.#newId !== null) return { kind: 'write', id: this.#newId, key: sessionKey(this.#newId), record, newId: true, staleKey: this.#key }
-      return { kind: 'write', id: this.#id!, key: this.#key!, record, newId: false, staleKey: null }
+      const loaded = this.#record === null || this.#key === null ? null : { key: this.#key, version: this.#record.version }
+      const record: SessionRecord = {
+        identity: this.#identity,
+        tags: [...this.#tags],
+        data: this.#data ?? {},
+        createdAt: this.#createdAt,
+        expiresAt,
+        version: loaded === null ? 1 : loaded.version + 1,
+        via: this.#via,
+        stamp: this.#stamp
+      }
+      if (this.#newId !== null) return { kind: 'write', id: this.#newId, key: sessionKey(this.#newId), record, newId: true, loaded, staleKey: this.#staleKey }
+      return { kind: 'write', id: this.#id!, key: this.#key!, record, newId: false, loaded, staleKey: this.#staleKey }
     }
     if (this.#record !== null && this.#key !== null) {
       const lastTouch = this.#record.expiresAt - idleTtl

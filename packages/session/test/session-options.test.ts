@@ -2,7 +2,7 @@ import { test } from 'tap'
 import { join } from 'node:path'
 import Fastify from 'fastify'
 import { loadRecipe, middlewareChain } from '@gatehouse/core'
-import { MemorySessionStore, sessionPlugin, type SessionRecord } from '@gatehouse/session'
+import { MemorySessionStore, sessionPlugin, type SessionRecord, type SessionWriteCondition, type SessionWriteResult } from '@gatehouse/session'
 import { build, sessionCookie } from './helpers/build.js'
 
 test('cookie attributes: HttpOnly, Path=/, SameSite, Secure when asked, no expiry', async (t) => {
@@ -23,7 +23,7 @@ test('a failing store: writes are a 503, a failed touch is not', async (t) => {
   class Broken extends MemorySessionStore {
     broken = false
     override get (key: string): SessionRecord | null { if (this.broken) throw new Error('store down'); return super.get(key) }
-    override set (key: string, record: SessionRecord): void { if (this.broken) throw new Error('store down'); super.set(key, record) }
+    override set (key: string, record: SessionRecord, loaded: SessionWriteCondition | null): SessionWriteResult { if (this.broken) throw new Error('store down'); return super.set(key, record, loaded) }
     override touch (): void { throw new Error('store down') }
   }
   const store = new Broken()

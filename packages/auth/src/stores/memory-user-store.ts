@@ -24,7 +24,10 @@ export class MemoryUserStore extends UserStoreBase {
   protected async edit (identity: string, change: (user: StoredUser) => void): Promise<boolean> {
     const user = this.#users.get(identity)
     if (user === undefined) return false
-    change(user)
+    // A new object: what find() handed out (and its cached standing) stays as it was.
+    const changed = { ...user, tags: [...user.tags] }
+    change(changed)
+    this.#users.set(identity, changed)
     return true
   }
 

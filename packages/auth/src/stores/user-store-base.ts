@@ -1,7 +1,7 @@
 import { GATEHOUSE_AUTH_STORE_INPUT } from '../errors.js'
 import { DEFAULT_SCRYPT, hashPassword, type ScryptParams } from '../password.js'
-import type { NewUser, UserRecord, UserStore } from '../user-store.js'
-import { checkPassword, checkTags, newUser, publicUser, verifyStored, type StoredUser } from './user-table.js'
+import type { NewUser, UserRecord, UserStanding, UserStore, VerifiedUser } from '../user-store.js'
+import { checkPassword, checkTags, newUser, publicUser, standingOf, verifyStored, type StoredUser } from './user-table.js'
 
 /** Options of the user stores. */
 export interface UserStoreOptions {
@@ -20,16 +20,22 @@ export abstract class UserStoreBase implements UserStore {
     this.#params = options.scrypt ?? DEFAULT_SCRYPT
   }
 
+  /** The user as stored; callers never change what it returns. */
   protected abstract find (identity: string): Promise<StoredUser | undefined>
   /** Adds a user; false when the identity exists. */
   protected abstract insert (user: StoredUser): Promise<boolean>
-  /** Applies `change` to the user; false when unknown. */
+  /** Applies `change` to a copy of the user and stores the copy; false when unknown. */
   protected abstract edit (identity: string, change: (user: StoredUser) => void): Promise<boolean>
   protected abstract remove (identity: string): Promise<boolean>
   protected abstract all (): Promise<StoredUser[]>
 
-  async verify (identity: string, password: string): Promise<UserRecord | null> {
+  async verify (identity: string, password: string): Promise<VerifiedUser | null> {
     return verifyStored(await this.find(identity), password, this.#params)
+  }
+
+  async standing (identity: string): Promise<UserStanding | null> {
+    const stored = await this.find(identity)
+    return stored === undefined || !stored.enabled ? null : standingOf(stored)
   }
 
   async get (identity: string): Promise<UserRecord | null> {

@@ -1,8 +1,9 @@
+import { createHash } from 'node:crypto'
 import { Type } from '@sinclair/typebox'
 import { invalidTag, invalidTagMessage, parseTags } from '@gatehouse/core'
 import { GATEHOUSE_AUTH_STORE_INPUT } from '../errors.js'
 import { DEFAULT_SCRYPT, hashPassword, parsePasswordHash, verifyAgainstDummy, verifyPassword, type ScryptParams } from '../password.js'
-import type { NewUser, UserRecord } from '../user-store.js'
+import type { NewUser, UserRecord, UserStanding, VerifiedUser } from '../user-store.js'
 
 /** A user as stored. */
 export interface StoredUser {
@@ -41,6 +42,24 @@ const MAX_PASSWORD = 1024
 
 export function publicUser ({ passwordHash: _hidden, ...user }: StoredUser): UserRecord {
   return Object.freeze({ ...user, tags: Object.freeze([...user.tags]) })
+}
+
+// A stored user is never changed in place once read (stores replace it), so
+// its standing can be kept with it.
+const standings = new WeakMap<StoredUser, UserStanding>()
+
+/**
+ * The user's standing: tags, and the credential stamp, a digest of the
+ * password hash (whose salt is new at every setPassword). The stamp reveals
+ * nothing about the password: the salt is not in it.
+ */
+export function standingOf (stored: StoredUser): UserStanding {
+  let standing = standings.get(stored)
+  if (standing === undefined) {
+    const stamp = createHash('sha256').update(stored.passwordHash).digest('base64url').slice(0, 22)
+    standings.set(stored, standing = Object.freeze({ tags: Object.freeze([...stored.tags]), stamp }))
+  }
+  return standing
 }
 
 /** Checks an identity: 1–200 characters, no control characters, no colon (it must work as a Basic user name too). */
@@ -84,7 +103,7 @@ export async function newUser (identity: string, user: NewUser, params: ScryptPa
  * Verifies a password against a stored user, spending the same work
  * whether the user exists, is disabled or not.
  */
-export async function verifyStored (stored: StoredUser | undefined, password: string, params: ScryptParams = DEFAULT_SCRYPT): Promise<UserRecord | null> {
+export async function verifyStored (stored: StoredUser | undefined, password: string, params: ScryptParams = DEFAULT_SCRYPT): Promise<VerifiedUser | null> {
   if (typeof password !== 'string' || password.length > MAX_PASSWORD) return null
   if (stored === undefined) return verifyAgainstDummy(password, params).then(() => null)
   let ok: boolean
@@ -93,5 +112,5 @@ export async function verifyStored (stored: StoredUser | undefined, password: st
   } catch {
     return null
   }
-  return ok && stored.enabled ? publicUser(stored) : null
+  return ok && stored.enabled ? Object.freeze({ ...publicUser(stored), stamp: standingOf(stored).stamp }) : null
 }

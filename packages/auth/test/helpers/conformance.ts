@@ -81,8 +81,11 @@ export async function userStoreConformance (t: Test, make: () => Promise<UserSto
     t.equal(await store.verify('alice', 'wrong'), null)
     t.equal(await store.verify('bob', 'correct horse'), null, 'unknown users do not verify')
     t.notMatch(JSON.stringify(await store.list()), /scrypt|hash|correct horse/i)
-    const returned = [added, await store.get('alice'), await store.verify('alice', 'correct horse')]
+    const { stamp, ...verified } = (await store.verify('alice', 'correct horse'))!
+    const returned = [added, await store.get('alice'), verified]
     t.notMatch(JSON.stringify(returned), /scrypt|hash|correct horse/i, 'add, get and verify never return the hash')
+    t.match(stamp, /^[A-Za-z0-9_-]{22}$/, 'verify adds the credential stamp')
+    t.same(Object.keys(verified).sort(), ['createdAt', 'enabled', 'identity', 'tags', 'updatedAt'])
     await t.rejects(store.add('alice', { password: 'x' }), { code: 'GATEHOUSE_AUTH_STORE_INPUT', message: 'user alice already exists' })
   })
 
@@ -109,6 +112,28 @@ export async function userStoreConformance (t: Test, make: () => Promise<UserSto
     t.equal(await store.get('dave'), null)
     t.equal(await store.delete('dave'), false)
     t.equal(await store.setPassword('nobody', 'x'), false)
+  })
+
+  await t.test('standing: current tags and credential stamp of enabled users only', async (t) => {
+    const store = await make()
+    await store.add('erin', { password: 'pw-erin', tags: 'a,b' })
+    const first = await store.standing('erin')
+    t.same(first, { tags: ['a', 'b'], stamp: (await store.verify('erin', 'pw-erin'))!.stamp }, 'the stamp verify gave')
+    t.equal(await store.standing('nobody'), null)
+    await store.setTags('erin', 'c')
+    t.same(await store.standing('erin'), { tags: ['c'], stamp: first!.stamp }, 'new tags; the stamp stays')
+    await store.setPassword('erin', 'pw-erin')
+    const second = await store.standing('erin')
+    t.not(second!.stamp, first!.stamp, 'setting a password (even the same one) changes the stamp')
+    t.equal((await store.verify('erin', 'pw-erin'))!.stamp, second!.stamp)
+    t.same(first, { tags: ['a', 'b'], stamp: first!.stamp }, 'a standing handed out earlier is not changed')
+    t.throws(() => { (second!.tags as string[]).push('x') }, TypeError, 'and cannot be changed')
+    await store.setEnabled('erin', false)
+    t.equal(await store.standing('erin'), null, 'disabled: no standing')
+    await store.setEnabled('erin', true)
+    t.same(await store.standing('erin'), second)
+    await store.delete('erin')
+    t.equal(await store.standing('erin'), null, 'deleted: no standing')
   })
 
   await t.test('bad input is a coded 400', async (t) => {

@@ -36,6 +36,8 @@ export function AuthMixin<T extends ServerClass> (Base: T): T {
       if (options.users === undefined) {
         users = options.adminPassword === undefined ? undefined : new MemoryUserStore()
       } else if (isStore(options.users, 'verify')) {
+        // Sessions are re-checked against standing() on every request.
+        if (!isStore(options.users, 'standing')) throw new TypeError('users: a UserStore must implement standing(identity) (sessions follow their user)')
         users = options.users as UserStore
       } else {
         const seeded = new MemoryUserStore()
@@ -54,7 +56,9 @@ export function AuthMixin<T extends ServerClass> (Base: T): T {
         if (admin === null) {
           await users!.add('admin', { password: options.adminPassword, tags: [SUPERADMIN] })
         } else {
-          await users!.setPassword('admin', options.adminPassword)
+          // A new hash (and credential stamp) only when the password changed:
+          // setting it again would end the admin's sessions at every boot.
+          if (await users!.verify('admin', options.adminPassword) === null) await users!.setPassword('admin', options.adminPassword)
           if (!admin.tags.includes(SUPERADMIN)) await users!.setTags('admin', [...admin.tags, SUPERADMIN])
           if (!admin.enabled) await users!.setEnabled('admin', true)
         }

@@ -18,6 +18,7 @@ import { PasswordMethod, type LoginOptions } from '../server-app/password-method
 import { serverApp } from '../server-app/server-app.js'
 import type { RoutedApplication } from './routed-application.js'
 import { fastifyLimitOptions, limitConnections } from './server-limits.js'
+import { withUserCheck } from './session-user-check.js'
 
 /** What every Gatehouse server takes. */
 export interface ServerBaseOptions {
@@ -146,7 +147,8 @@ export class ServerBase {
     const { authMiddleware, users, tokens } = await this.resolveAuth(options)
     const middleware = options.middleware ?? {}
     const errors = typeof middleware.errors === 'object' ? middleware.errors : {}
-    const session = middleware.session ?? (options.session as Record<string, unknown> | undefined) ?? true
+    // Password sessions follow their user (disabled, deleted, re-tagged, new password).
+    const session = withUserCheck(middleware.session ?? (options.session as Record<string, unknown> | undefined) ?? true, users)
     const csrf = csrfSetting(middleware.csrf, options.login ?? false, typeof session === 'object' ? session.cookieName : undefined)
     const recipe: Recipe = {
       middleware: {

@@ -1,5 +1,5 @@
-import type { FastifyInstance } from 'fastify'
-import { HttpError, invalidTag, invalidTagMessage, parseTags, SUPERADMIN } from '@gatehouse/core'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import { errorForLog, HttpError, invalidTag, invalidTagMessage, parseTags, SUPERADMIN } from '@gatehouse/core'
 import type { ApiKeyStore, UserStore } from '@gatehouse/auth'
 
 /** The tag of the bootstrapped administrator; only it may use the admin API (defined in @gatehouse/core, where auth reads it too). */
@@ -26,6 +26,17 @@ function checkTags (tags: string | readonly string[] | undefined): void {
  */
 export function registerAdminApi (app: FastifyInstance, users: UserStore | undefined, tokens: ApiKeyStore | undefined): void {
   const config = { authRule: SUPERADMIN }
+  // Ends a changed user's sessions in the session store at once (on every
+  // instance sharing it). Best effort: every session is also re-checked
+  // against the user on its next request, so a failure here is only logged.
+  const endSessions = async (request: FastifyRequest, identity: string): Promise<void> => {
+    if (!app.hasDecorator('sessionStore')) return
+    try {
+      await app.sessionStore.destroyAllFor(identity)
+    } catch (err) {
+      request.log.warn({ err: errorForLog(err) }, 'admin: could not end the sessions of a changed user now; they end on their next request')
+    }
+  }
   if (users !== undefined) {
     app.get('/users', { config }, async () => ({ users: await users.list() }))
     app.post<{ Body: { identity: string, password: string, tags?: string | string[] } }>('/users', {
@@ -47,10 +58,14 @@ export function registerAdminApi (app: FastifyInstance, users: UserStore | undef
       if (password !== undefined) await users.setPassword(identity, password)
       if (newTags !== undefined) await users.setTags(identity, newTags)
       if (enabled !== undefined) await users.setEnabled(identity, enabled)
+      // New tags apply from the next request (the session check); a new
+      // password or a disabled user ends the sessions.
+      if (password !== undefined || enabled === false) await endSessions(request, identity)
       return { user: await users.get(identity) }
     })
     app.delete<{ Params: { identity: string } }>('/users/:identity', { config, schema: { params: identityParam } }, async (request) => {
       if (!await users.delete(request.params.identity)) throw notFound('user')
+      await endSessions(request, request.params.identity)
       return { status: 'ok' }
     })
   }

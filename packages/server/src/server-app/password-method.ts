@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import type { Session } from '@gatehouse/session'
 import { HttpError, safeNextPath } from '@gatehouse/core'
-import { MemoryLockoutStore, type LockoutPolicy, type LockoutStore, type UserRecord, type UserStore } from '@gatehouse/auth'
+import { MemoryLockoutStore, type LockoutPolicy, type LockoutStore, type UserStore, type VerifiedUser } from '@gatehouse/auth'
 import type { AuthMethod, LoginMethodDescription } from './auth-method.js'
 import { acceptFormBodies, isBrowserForm } from './form-body.js'
 
@@ -106,7 +106,7 @@ export class PasswordMethod implements AuthMethod {
         if (browser) return backToPage('invalid')
         throw new HttpError(401, 'Invalid identity or password', { code: INVALID_LOGIN })
       }
-      session.login(user.identity, user.tags)
+      session.login(user.identity, user.tags, { via: this.id, stamp: user.stamp })
       // The answer sets the session cookie (and may name the id): never cached.
       reply.header('cache-control', 'no-store')
       if (browser) return reply.code(303).header('location', safeNextPath(next)).send()
@@ -145,8 +145,8 @@ export class PasswordMethod implements AuthMethod {
    * identity's failures but only gives back the address's claim (one good
    * account must not clear an address that sprays others).
    */
-  async #verify (attempt: Attempt, identity: string, password: string): Promise<UserRecord | null> {
-    let user: UserRecord | null
+  async #verify (attempt: Attempt, identity: string, password: string): Promise<VerifiedUser | null> {
+    let user: VerifiedUser | null
     try {
       user = await this.#users.verify(identity, password)
     } catch (err) {

@@ -1,4 +1,4 @@
-import { MemoryUserStore, type UserRecord, type UserStore } from '@gatehouse/auth'
+import { MemoryUserStore, type UserStore, type VerifiedUser } from '@gatehouse/auth'
 
 const FAST = { N: 1024, r: 8, p: 1 }
 
@@ -30,13 +30,14 @@ export class GatedUsers implements UserStore {
     return this.#waiting.length
   }
 
-  async verify (identity: string, password: string): Promise<UserRecord | null> {
+  async verify (identity: string, password: string): Promise<VerifiedUser | null> {
     this.checks++
     if (!this.#open) await new Promise<void>((resolve) => this.#waiting.push(resolve))
     return await this.inner.verify(identity, password)
   }
 
   get = (identity: string) => this.inner.get(identity)
+  standing = (identity: string) => this.inner.standing(identity)
   add = (identity: string, user: Parameters<UserStore['add']>[1]) => this.inner.add(identity, user)
   setPassword = (identity: string, password: string) => this.inner.setPassword(identity, password)
   setTags = (identity: string, tags: string | readonly string[]) => this.inner.setTags(identity, tags)

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import { MemoryUserStore } from '@gatehouse/auth'
-import type { LockoutStore } from '@gatehouse/auth'
+import type { LockoutStore, UserStore } from '@gatehouse/auth'
 import type { SessionStore } from '@gatehouse/session'
 import { AppServer } from '@gatehouse/server'
 
@@ -8,21 +8,34 @@ const FAST = { N: 1024, r: 8, p: 1 }
 
 export interface Instance { server: AppServer, base: string }
 
+/** A user store with alice/alice-pass (tag member), to share between instances as a deployment shares one. */
+export async function aliceStore (): Promise<MemoryUserStore> {
+  const users = new MemoryUserStore({ scrypt: FAST })
+  await users.add('alice', { password: 'alice-pass', tags: 'member' })
+  return users
+}
+
 /**
- * One Gatehouse instance on a real port: alice/alice-pass (tag member), a
- * bearer token `ci-token` (tag member), `GET /me` (open) and `GET /orders`
- * (rule `member`), sessions and lockout in the stores given.
+ * One Gatehouse instance on a real port: the user store given (default: a
+ * new {@link aliceStore}; instances of one deployment share one, as password
+ * sessions are checked against it), a bearer token `ci-token` (tag member),
+ * `GET /me` (open), `GET /orders` (rule `member`), `GET /reports` (rule
+ * `admin`), sessions and lockout in the stores given.
  */
 export async function startInstance (options: {
   sessionStore: SessionStore
   lockoutStore?: LockoutStore
   idleTtl?: number
   maxAttempts?: number
+  users?: UserStore
+  adminPassword?: string
+  /** More routes, inside the chain. */
+  routes?: (app: FastifyInstance) => void
 }): Promise<Instance> {
-  const users = new MemoryUserStore({ scrypt: FAST })
-  await users.add('alice', { password: 'alice-pass', tags: 'member' })
+  const users = options.users ?? await aliceStore()
   const server = new AppServer({
     users,
+    ...(options.adminPassword === undefined ? {} : { adminPassword: options.adminPassword }),
     auth: { bearer: { ci: { token: 'ci-token', tags: 'member' } } },
     session: { store: options.sessionStore, ...(options.idleTtl === undefined ? {} : { idleTtl: options.idleTtl, touchInterval: 0 }) },
     serverApp: { login: { maxAttempts: options.maxAttempts ?? 3, backoff: 30, ...(options.lockoutStore === undefined ? {} : { store: options.lockoutStore }) } }
@@ -30,6 +43,8 @@ export async function startInstance (options: {
   server.register(async (app: FastifyInstance) => {
     app.get('/me', async (request) => ({ auth: request.scope.auth }))
     app.get('/orders', { config: { authRule: 'member' } }, async (request) => ({ for: request.scope.auth?.identity }))
+    app.get('/reports', { config: { authRule: 'admin' } }, async (request) => ({ for: request.scope.auth?.identity }))
+    options.routes?.(app)
   })
   const base = await server.serve('127.0.0.1', 0)
   return { server, base }

@@ -7,12 +7,12 @@ import Fastify from 'fastify'
 import { middlewareChain } from '@gatehouse/core'
 import '@gatehouse/errors'
 import '@gatehouse/session'
-import { MemoryUserStore, type UserRecord } from '@gatehouse/auth'
+import { MemoryUserStore, type VerifiedUser } from '@gatehouse/auth'
 import { PasswordMethod, serverApp } from '@gatehouse/server'
 
 class SlowClockUsers extends MemoryUserStore {
   constructor (readonly clock: { now: number }) { super({ scrypt: { N: 1024, r: 8, p: 1 } }) }
-  override async verify (identity: string, password: string): Promise<UserRecord | null> {
+  override async verify (identity: string, password: string): Promise<VerifiedUser | null> {
     this.clock.now += 8000
     return await super.verify(identity, password)
   }

@@ -2,13 +2,13 @@ import Fastify, { type FastifyInstance } from 'fastify'
 import { middlewareChain, type Recipe } from '@gatehouse/core'
 import '@gatehouse/errors'
 import '@gatehouse/auth'
-import { MemorySessionStore, type SessionOptions, type SessionRecord, type SessionStore } from '@gatehouse/session'
+import { MemorySessionStore, type SessionOptions, type SessionRecord, type SessionStore, type SessionWriteCondition, type SessionWriteResult } from '@gatehouse/session'
 
 /** A memory store that counts what the component asks of it. */
 export class CountingStore extends MemorySessionStore {
   readonly calls = { get: 0, set: 0, touch: 0, destroy: 0 }
   override get (key: string): SessionRecord | null { this.calls.get++; return super.get(key) }
-  override set (key: string, record: SessionRecord): void { this.calls.set++; super.set(key, record) }
+  override set (key: string, record: SessionRecord, loaded: SessionWriteCondition | null): SessionWriteResult { this.calls.set++; return super.set(key, record, loaded) }
   override touch (key: string, expiresAt: number): void { this.calls.touch++; super.touch(key, expiresAt) }
   override destroy (key: string): void { this.calls.destroy++; super.destroy(key) }
 }

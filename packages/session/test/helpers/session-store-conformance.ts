@@ -1,16 +1,16 @@
 import type { Test } from 'tap'
 import type { SessionRecord, SessionStore } from '@gatehouse/session'
 
-const record = (identity: string | null, expiresAt: number, data: Record<string, unknown> = {}): SessionRecord =>
-  ({ identity, tags: identity === null ? [] : ['t'], data, createdAt: Date.now(), expiresAt })
+const record = (identity: string | null, expiresAt: number, data: Record<string, unknown> = {}, version = 1): SessionRecord =>
+  ({ identity, tags: identity === null ? [] : ['t'], data, createdAt: Date.now(), expiresAt, version, via: identity === null ? null : 'password', stamp: identity === null ? null : 's1' })
 
 /** The contract every SessionStore keeps; `make` gives a fresh, empty store. */
 export async function sessionStoreConformance (t: Test, make: () => Promise<SessionStore>): Promise<void> {
   await t.test('set, get, destroy', async (t) => {
     const store = await make()
     t.equal(await store.get('k1'), null)
-    await store.set('k1', record('alice', Date.now() + 60_000, { cart: [1, 2] }))
-    t.match(await store.get('k1'), { identity: 'alice', tags: ['t'], data: { cart: [1, 2] } })
+    t.equal(await store.set('k1', record('alice', Date.now() + 60_000, { cart: [1, 2] }), null), 'written')
+    t.match(await store.get('k1'), { identity: 'alice', tags: ['t'], data: { cart: [1, 2] }, version: 1, via: 'password', stamp: 's1' })
     await store.destroy('k1')
     t.equal(await store.get('k1'), null)
     await store.destroy('never-there')
@@ -18,29 +18,101 @@ export async function sessionStoreConformance (t: Test, make: () => Promise<Sess
 
   await t.test('expired records are dropped', async (t) => {
     const store = await make()
-    await store.set('old', record('alice', Date.now() + 150))
+    await store.set('old', record('alice', Date.now() + 150), null)
     t.not(await store.get('old'), null)
     await new Promise((resolve) => setTimeout(resolve, 250))
     t.equal(await store.get('old'), null)
   })
 
-  await t.test('touch moves the idle deadline', async (t) => {
+  await t.test('touch moves the idle deadline later, never earlier, and keeps the version', async (t) => {
     const store = await make()
-    await store.set('k', record('alice', Date.now() + 150))
-    await store.touch('k', Date.now() + 60_000)
+    await store.set('k', record('alice', Date.now() + 150), null)
+    const later = Date.now() + 60_000
+    await store.touch('k', later)
+    await store.touch('k', Date.now() + 30_000)
     await new Promise((resolve) => setTimeout(resolve, 250))
-    t.match(await store.get('k'), { identity: 'alice' })
+    t.match(await store.get('k'), { identity: 'alice', version: 1, expiresAt: later })
     await store.touch('unknown', Date.now() + 1000)
     t.equal(await store.get('unknown'), null, 'touch does not create')
+  })
+
+  await t.test('touch never brings back a destroyed or expired record', async (t) => {
+    const store = await make()
+    await store.set('gone', record('alice', Date.now() + 60_000), null)
+    await store.destroy('gone')
+    await store.touch('gone', Date.now() + 60_000)
+    t.equal(await store.get('gone'), null, 'destroyed stays destroyed')
+    await store.set('short', record('alice', Date.now() + 100), null)
+    await new Promise((resolve) => setTimeout(resolve, 200))
+    await store.touch('short', Date.now() + 60_000)
+    t.equal(await store.get('short'), null, 'expired stays expired')
+    t.equal(await store.destroyAllFor('alice'), 0, 'and is not indexed again')
+  })
+
+  await t.test('a new session is created only where no record is', async (t) => {
+    const store = await make()
+    const later = Date.now() + 60_000
+    t.equal(await store.set('k', record('alice', later, { a: 1 }), null), 'written')
+    t.equal(await store.set('k', record('bob', later, { b: 2 }), null), 'conflict', 'the key is taken')
+    t.match(await store.get('k'), { identity: 'alice', data: { a: 1 }, version: 1 }, 'the first one is kept')
+  })
+
+  await t.test('a change is written only over the version it was loaded at', async (t) => {
+    const store = await make()
+    const later = Date.now() + 60_000
+    await store.set('k', record('alice', later, { n: 0 }), null)
+    t.equal(await store.set('k', record('alice', later, { n: 1 }, 2), { key: 'k', version: 1 }), 'written')
+    t.match(await store.get('k'), { data: { n: 1 }, version: 2 }, 'the version moves with each write')
+    t.equal(await store.set('k', record('alice', later, { n: 'stale' }, 2), { key: 'k', version: 1 }), 'conflict', 'a second write of version 1 is refused')
+    t.match(await store.get('k'), { data: { n: 1 }, version: 2 }, 'and changes nothing')
+    await store.touch('k', later + 1000)
+    t.equal(await store.set('k', record('alice', later, { n: 2 }, 3), { key: 'k', version: 2 }), 'written', 'a touch does not move the version')
+  })
+
+  await t.test('a destroyed session stays destroyed: a write that depends on it is dropped', async (t) => {
+    const store = await make()
+    const later = Date.now() + 60_000
+    await store.set('k', record('alice', later), null)
+    await store.destroy('k')
+    t.equal(await store.set('k', record('alice', later, { late: true }, 2), { key: 'k', version: 1 }), 'gone')
+    t.equal(await store.get('k'), null, 'not written back')
+    t.equal(await store.destroyAllFor('alice'), 0, 'nor indexed')
+    await store.set('j', record('alice', later), null)
+    t.equal(await store.destroyAllFor('alice'), 1)
+    t.equal(await store.set('j', record('alice', later, {}, 2), { key: 'j', version: 1 }), 'gone', 'destroyAllFor too')
+    await store.set('short', record('alice', Date.now() + 100), null)
+    await new Promise((resolve) => setTimeout(resolve, 200))
+    t.equal(await store.set('short', record('alice', later, {}, 2), { key: 'short', version: 1 }), 'gone', 'an expired record too')
+    t.equal(await store.get('short'), null)
+  })
+
+  await t.test('a regenerated id moves the record in one step, under the same conditions', async (t) => {
+    const store = await make()
+    const later = Date.now() + 60_000
+    await store.set('old', record('alice', later, { a: 1 }), null)
+    t.equal(await store.set('new', record('alice', later, { a: 1 }, 2), { key: 'old', version: 1 }), 'written')
+    t.equal(await store.get('old'), null, 'the old key is gone')
+    t.match(await store.get('new'), { identity: 'alice', data: { a: 1 }, version: 2 })
+    t.equal(await store.destroyAllFor('alice'), 1, 'the index holds only the new key')
+    t.equal(await store.set('newer', record('alice', later, {}, 3), { key: 'new', version: 2 }), 'gone', 'the source was destroyed: nothing is written')
+    t.equal(await store.get('newer'), null)
+
+    await store.set('src', record('bob', later), null)
+    await store.set('taken', record('carol', later), null)
+    t.equal(await store.set('taken', record('bob', later, {}, 2), { key: 'src', version: 1 }), 'conflict', 'the target key is taken')
+    t.equal(await store.set('dst', record('bob', later, {}, 2), { key: 'src', version: 7 }), 'conflict', 'the source moved on')
+    t.match(await store.get('src'), { identity: 'bob', version: 1 }, 'a refused move leaves the source')
+    t.match(await store.get('taken'), { identity: 'carol' })
+    t.equal(await store.get('dst'), null)
   })
 
   await t.test('destroyAllFor ends every session of one identity only', async (t) => {
     const store = await make()
     const later = Date.now() + 60_000
-    await store.set('a1', record('alice', later))
-    await store.set('a2', record('alice', later))
-    await store.set('b1', record('bob', later))
-    await store.set('anon', record(null, later))
+    await store.set('a1', record('alice', later), null)
+    await store.set('a2', record('alice', later), null)
+    await store.set('b1', record('bob', later), null)
+    await store.set('anon', record(null, later), null)
     t.equal(await store.destroyAllFor('alice'), 2)
     t.equal(await store.get('a1'), null)
     t.equal(await store.get('a2'), null)
@@ -52,9 +124,18 @@ export async function sessionStoreConformance (t: Test, make: () => Promise<Sess
   await t.test('re-setting a key under another identity re-indexes it', async (t) => {
     const store = await make()
     const later = Date.now() + 60_000
-    await store.set('k', record('alice', later))
-    await store.set('k', record('bob', later))
+    await store.set('k', record('alice', later), null)
+    await store.set('k', record('bob', later, {}, 2), { key: 'k', version: 1 })
     t.equal(await store.destroyAllFor('alice'), 0)
     t.equal(await store.destroyAllFor('bob'), 1)
+  })
+
+  await t.test('of many writes racing from one version, exactly one is written', async (t) => {
+    const store = await make()
+    const later = Date.now() + 60_000
+    await store.set('k', record('alice', later), null)
+    const results = await Promise.all(Array.from({ length: 24 }, async (_v, i) => await store.set('k', record('alice', later, { i }, 2), { key: 'k', version: 1 })))
+    t.equal(results.filter((r) => r === 'written').length, 1)
+    t.equal(results.filter((r) => r === 'conflict').length, 23)
   })
 }

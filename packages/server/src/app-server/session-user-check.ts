@@ -1,0 +1,31 @@
+import type { ComponentSetting } from '@gatehouse/core'
+import type { UserStore } from '@gatehouse/auth'
+import type { CheckIdentity } from '@gatehouse/session'
+
+/** The `via` of sessions signed in by the password method (`PasswordMethod.id`). */
+const PASSWORD = 'password'
+
+/**
+ * Re-checks password sessions against the user store on every request:
+ * the user must still exist, be enabled and have the credential stamp the
+ * session was signed in with (a new password ends older sessions); the
+ * caller gets the user's current tags. Other sessions (OIDC, an app's own
+ * `login`) keep the tags they were given.
+ */
+export function userSessionCheck (users: UserStore): CheckIdentity {
+  return function checkPasswordSession (identity, record) {
+    if (record.via !== PASSWORD) return record
+    return users.standing(identity).then((standing) => standing !== null && standing.stamp === record.stamp ? standing : null)
+  }
+}
+
+/**
+ * The session setting with {@link userSessionCheck} added when there is a
+ * user store; a `checkIdentity` of the caller's own is kept as given.
+ */
+export function withUserCheck (setting: ComponentSetting, users: UserStore | undefined): ComponentSetting {
+  if (users === undefined || setting === false || setting === 'off') return setting
+  const options = setting === true || setting === 'on' ? {} : setting
+  if (options.checkIdentity !== undefined) return setting
+  return { ...options, checkIdentity: userSessionCheck(users) }
+}

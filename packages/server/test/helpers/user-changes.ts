@@ -1,0 +1,81 @@
+import { PassThrough } from 'node:stream'
+import { join } from 'node:path'
+import { FileUserStore } from '@gatehouse/auth'
+import type { SessionStore } from '@gatehouse/session'
+import { runCli } from '@gatehouse/server'
+import { get, login, sessionCookie, startInstance, type Instance } from './redis-servers.js'
+
+export const FAST = { N: 1024, r: 8, p: 1 }
+export const ADMIN_PASSWORD = 'admin-pass-0123'
+
+/** A users.json in `dir` with alice/alice-pass (tag member); resolves with its path. */
+export async function usersFile (dir: string): Promise<string> {
+  const path = join(dir, 'users.json')
+  const seed = await FileUserStore.open(path, { scrypt: FAST })
+  await seed.add('alice', { password: 'alice-pass', tags: 'member' })
+  return path
+}
+
+/**
+ * An instance reading `path` through its own FileUserStore (as another
+ * process would), with the admin bootstrapped; see startInstance.
+ */
+export async function fileInstance (path: string, sessionStore: SessionStore): Promise<Instance & { users: FileUserStore }> {
+  const users = await FileUserStore.open(path, { scrypt: FAST })
+  return { ...await startInstance({ sessionStore, users, adminPassword: ADMIN_PASSWORD }), users }
+}
+
+/** Signs in and resolves with the `session_id=…` cookie. */
+export async function signIn (base: string, identity: string, password: string): Promise<string> {
+  const res = await login(base, identity, password)
+  if (res.status !== 200) throw new Error(`sign-in of ${identity} failed: ${res.status}`)
+  return sessionCookie(res)
+}
+
+/** An admin API call with the admin's cookie. */
+export async function admin (base: string, cookie: string, method: 'PATCH' | 'DELETE', identity: string, body?: unknown): Promise<Response> {
+  return await fetch(`${base}/_server/users/${identity}`, {
+    method,
+    headers: { cookie, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    signal: AbortSignal.timeout(30_000)
+  })
+}
+
+/** `gatehouse users <args…> --store <dir>` run in this process (the CLI function); resolves with its exit code. */
+export async function cli (dir: string, args: string[], stdin = ''): Promise<number> {
+  const input = new PassThrough()
+  input.end(stdin)
+  return await runCli(['users', ...args, '--store', dir], { stdin: input, stdout: new PassThrough().resume(), stderr: new PassThrough().resume(), env: {}, cwd: dir })
+}
+
+/** Polls `what` every 20 ms until true, for at most `ceiling` ms; resolves with whether it became true. */
+export async function eventually (what: () => Promise<boolean>, ceiling = 15_000): Promise<boolean> {
+  const end = Date.now() + ceiling
+  while (Date.now() < end) {
+    if (await what()) return true
+    await new Promise((resolve) => setTimeout(resolve, 20))
+  }
+  return false
+}
+
+export interface Shot { started: number, status: number }
+
+/**
+ * Keeps `workers` requests of `path` with `cookie` in flight against each
+ * base until `stop()`; `shots` fills with each answered request's start
+ * time and status.
+ */
+export function barrage (bases: readonly string[], path: string, cookie: string, workers: number): { shots: readonly Shot[], stop: () => Promise<Shot[]> } {
+  const shots: Shot[] = []
+  let running = true
+  const loops = bases.flatMap((base) => Array.from({ length: workers }, async () => {
+    while (running) {
+      const started = Date.now()
+      const res = await get(base, path, { cookie })
+      await res.arrayBuffer()
+      shots.push({ started, status: res.status })
+    }
+  }))
+  return { shots, stop: async () => { running = false; await Promise.all(loops); return shots } }
+}
