@@ -137,8 +137,8 @@ const session: FastifyPluginAsync<SessionOptions> = async function session (app,
         const saved = await writeSession(store, current, change)
         // Destroyed meanwhile (logout, a changed user, expiry): the write is
         // dropped, the response kept, and the cookie cleared.
-        if (saved === 'gone') reply.header('set-cookie', cleared)
-        else if (saved.newId) reply.header('set-cookie', app.serializeCookie(opts.cookieName, saved.id, cookie))
+        if (saved === 'gone') setCookie(reply, cleared)
+        else if (saved.newId) setCookie(reply, app.serializeCookie(opts.cookieName, saved.id, cookie))
         return
       }
       case 'destroy':
@@ -147,8 +147,15 @@ const session: FastifyPluginAsync<SessionOptions> = async function session (app,
         } catch (err) {
           throw storeUnavailable(err)
         }
-        reply.header('set-cookie', cleared)
+        setCookie(reply, cleared)
     }
+  }
+
+  // A response that sets or clears the session cookie carries a session id
+  // (or its end): no cache, shared or private, may keep it.
+  function setCookie (reply: { header: (k: string, v: string) => unknown }, value: string): void {
+    reply.header('set-cookie', value)
+    reply.header('cache-control', 'no-store')
   }
 
   // Sessions whose change was carried out (or tried): an error response
