@@ -1,24 +1,11 @@
 import { test } from 'tap'
 import Fastify from 'fastify'
-import { Avatar, ComponentRegistry, defineComponent, middlewareChain } from '@gatehouse/core'
+import { ComponentRegistry, middlewareChain } from '@gatehouse/core'
+import { fakeAuthRegistry } from './helpers/fake-auth.js'
 
 // An auth stand-in at order 400: `x-user: name:tag1,tag2` becomes the caller.
 async function build () {
-  const registry = new ComponentRegistry()
-  defineComponent({
-    name: 'fake-auth',
-    order: 400,
-    default: true,
-    plugin: async (app) => {
-      app.addHook('onRequest', async (req) => {
-        const header = req.headers['x-user']
-        if (typeof header === 'string') {
-          const [identity = '', tags = ''] = header.split(':')
-          req.scope.auth = new Avatar(identity, { tags, backend: 'test' })
-        }
-      })
-    }
-  }, registry)
+  const registry = fakeAuthRegistry()
   const app = Fastify()
   await middlewareChain(app, {}, { registry })
   let parsed = 0

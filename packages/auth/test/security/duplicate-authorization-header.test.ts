@@ -2,7 +2,7 @@
 // (Node's parser drops the others), while a proxy that reads the last one
 // would have authorised someone else. Several are now a 400.
 import { test } from 'tap'
-import { connect } from 'node:net'
+import { rawRequest } from '../helpers/raw-request.js'
 import { basicHeader, build } from '../helpers/build.js'
 
 const options = {
@@ -10,22 +10,7 @@ const options = {
   bearer: { reader: { token: 'reader-token', tags: 'reader' }, admin: { token: 'admin-token', tags: 'admin' } }
 }
 
-// One HTTP/1.1 request written byte for byte, so header names keep their
-// case and duplicates reach the server as sent.
-function raw (port: number, lines: readonly string[]): Promise<{ status: number, body: string }> {
-  return new Promise((resolve, reject) => {
-    const socket = connect(port, '127.0.0.1')
-    let data = ''
-    socket.setEncoding('latin1')
-    socket.on('data', (chunk: string) => { data += chunk })
-    socket.on('error', reject)
-    socket.on('end', () => {
-      const split = data.indexOf('\r\n\r\n')
-      resolve({ status: Number(data.slice(9, 12)), body: data.slice(split + 4) })
-    })
-    socket.end(['GET /admin HTTP/1.1', 'Host: 127.0.0.1', 'Connection: close', ...lines, '', ''].join('\r\n'))
-  })
-}
+const raw = (port: number, lines: readonly string[]) => rawRequest(port, 'GET /admin HTTP/1.1', lines)
 
 test('two Authorization headers over a real socket: 400, whatever their case and order', async (t) => {
   const app = await build(options)

@@ -4,27 +4,11 @@
 // rule that cannot be enforced is a boot error naming the route.
 import { test, type Test } from 'tap'
 import Fastify, { type FastifyInstance, type RouteShorthandOptions } from 'fastify'
-import { Avatar, ComponentRegistry, defineComponent, middlewareChain, trackRouteRules } from '@gatehouse/core'
+import { middlewareChain, trackRouteRules } from '@gatehouse/core'
+import { fakeAuthRegistry } from '../helpers/fake-auth.js'
 
 // An auth stand-in: `x-user: name:tag1,tag2` becomes the caller.
-function registry (): ComponentRegistry {
-  const components = new ComponentRegistry()
-  defineComponent({
-    name: 'fake-auth',
-    order: 400,
-    default: true,
-    plugin: async (app) => {
-      app.addHook('onRequest', async (req) => {
-        const header = req.headers['x-user']
-        if (typeof header === 'string') {
-          const [identity = '', tags = ''] = header.split(':')
-          req.scope.auth = new Avatar(identity, { tags, backend: 'test' })
-        }
-      })
-    }
-  }, components)
-  return components
-}
+const registry = fakeAuthRegistry
 
 const SPELLINGS: ReadonlyArray<[string, RouteShorthandOptions]> = [
   ['config.authRule', { config: { authRule: 'admin' } }],

@@ -6,7 +6,7 @@
 // anonymous and a duplicate authorises nobody (the decision recorded in
 // docs/decisions.md).
 import { test } from 'tap'
-import { connect } from 'node:net'
+import { rawRequest } from '../../../auth/test/helpers/raw-request.js'
 import type { FastifyRequest } from 'fastify'
 import { AppServer, RoutedApplication, route } from '@gatehouse/server'
 
@@ -15,17 +15,7 @@ class Shop extends RoutedApplication {
   async orders (request: FastifyRequest) { return { for: request.scope.auth?.identity } }
 }
 
-function raw (port: number, lines: readonly string[]): Promise<{ status: number, body: string }> {
-  return new Promise((resolve, reject) => {
-    const socket = connect(port, '127.0.0.1')
-    let data = ''
-    socket.setEncoding('latin1')
-    socket.on('data', (chunk: string) => { data += chunk })
-    socket.on('error', reject)
-    socket.on('end', () => resolve({ status: Number(data.slice(9, 12)), body: data.slice(data.indexOf('\r\n\r\n') + 4) }))
-    socket.end(['GET /orders HTTP/1.1', 'Host: 127.0.0.1', 'Connection: close', ...lines, '', ''].join('\r\n'))
-  })
-}
+const raw = (port: number, lines: readonly string[]) => rawRequest(port, 'GET /orders HTTP/1.1', lines)
 
 async function listen (server: AppServer): Promise<number> {
   const url = await server.serve('127.0.0.1', 0)

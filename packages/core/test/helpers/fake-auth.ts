@@ -1,0 +1,24 @@
+import { Avatar, ComponentRegistry, defineComponent } from '@gatehouse/core'
+
+/**
+ * A registry holding an auth stand-in at order 400: the header
+ * `x-user: name:tag1,tag2` makes that caller.
+ */
+export function fakeAuthRegistry (): ComponentRegistry {
+  const registry = new ComponentRegistry()
+  defineComponent({
+    name: 'fake-auth',
+    order: 400,
+    default: true,
+    plugin: async (app) => {
+      app.addHook('onRequest', async (req) => {
+        const header = req.headers['x-user']
+        if (typeof header === 'string') {
+          const [identity = '', tags = ''] = header.split(':')
+          req.scope.auth = new Avatar(identity, { tags, backend: 'test' })
+        }
+      })
+    }
+  }, registry)
+  return registry
+}
