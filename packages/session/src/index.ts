@@ -25,6 +25,16 @@ declare module 'fastify' {
 
 const sameTags = (a: readonly string[], b: readonly string[]): boolean => a.length === b.length && a.every((tag, i) => tag === b[i])
 
+/** A promise, or any object with a `then` (a store or check may hand back another library's promise). */
+function isThenable (value: unknown): value is PromiseLike<unknown> {
+  return (typeof value === 'object' || typeof value === 'function') && value !== null && typeof (value as { then?: unknown }).then === 'function'
+}
+
+function isCheckAnswer (value: unknown): value is { tags: readonly string[] } {
+  const tags = (value as { tags?: unknown } | null)?.tags
+  return typeof value === 'object' && value !== null && Array.isArray(tags) && tags.every((tag) => typeof tag === 'string')
+}
+
 const session: FastifyPluginAsync<SessionOptions> = async function session (app, options) {
   const opts = resolveSessionOptions(options)
   if (opts.samesite === 'none' && !opts.secure) throw new GATEHOUSE_SESSION_INVALID_OPTIONS('samesite "none" needs secure: true (browsers refuse it otherwise)')
@@ -75,11 +85,21 @@ const session: FastifyPluginAsync<SessionOptions> = async function session (app,
     }
   }
 
+  /** Attaches the session, turning a throw (a record a store handed back malformed) into a 503; calls `done` once. */
+  function settle (request: FastifyRequest, id: string, key: string, record: SessionRecord | null, now: number, tags: readonly string[] | null | undefined, done: (err?: Error) => void): void {
+    try {
+      attach(request, id, key, record, now, tags)
+    } catch (err) {
+      done(storeUnavailable(err))
+      return
+    }
+    done()
+  }
+
   /** Loads and (with checkIdentity) re-checks the session; calls `done` once. */
   function load (request: FastifyRequest, id: string, key: string, record: SessionRecord | null, now: number, done: (err?: Error) => void): void {
     if (check === undefined || !live(record, now) || record.identity === null) {
-      attach(request, id, key, record, now, undefined)
-      done()
+      settle(request, id, key, record, now, undefined, done)
       return
     }
     let verdict: ReturnType<typeof check>
@@ -89,11 +109,18 @@ const session: FastifyPluginAsync<SessionOptions> = async function session (app,
       done(checkUnavailable(err))
       return
     }
-    const apply = (answer: Awaited<typeof verdict>): void => {
-      attach(request, id, key, record, now, answer === null ? null : answer.tags)
-      done()
+    // Only null (end it) or { tags: string[] } are answers: anything else
+    // fails closed, never falls back to the tags the session was signed in with.
+    const apply = (answer: unknown): void => {
+      if (answer === null) {
+        settle(request, id, key, record, now, null, done)
+      } else if (isCheckAnswer(answer)) {
+        settle(request, id, key, record, now, answer.tags, done)
+      } else {
+        done(checkUnavailable(new TypeError('checkIdentity must answer null or { tags: string[] }')))
+      }
     }
-    if (verdict instanceof Promise) verdict.then(apply, (err: unknown) => done(checkUnavailable(err)))
+    if (isThenable(verdict)) Promise.resolve(verdict).then(apply, (err: unknown) => done(checkUnavailable(err)))
     else apply(verdict)
   }
 
@@ -116,8 +143,8 @@ const session: FastifyPluginAsync<SessionOptions> = async function session (app,
       done(storeUnavailable(err))
       return
     }
-    if (found instanceof Promise) {
-      found.then((record) => load(request, id, key, record, now, done), (err: unknown) => done(storeUnavailable(err)))
+    if (isThenable(found)) {
+      Promise.resolve(found).then((record) => load(request, id, key, record, now, done), (err: unknown) => done(storeUnavailable(err)))
     } else {
       load(request, id, key, found, now, done)
     }
@@ -135,10 +162,11 @@ const session: FastifyPluginAsync<SessionOptions> = async function session (app,
         return
       case 'write': {
         const saved = await writeSession(store, current, change)
-        // Destroyed meanwhile (logout, a changed user, expiry): the write is
-        // dropped, the response kept, and the cookie cleared.
-        if (saved === 'gone') setCookie(reply, cleared)
-        else if (saved.newId) setCookie(reply, app.serializeCookie(opts.cookieName, saved.id, cookie))
+        // Destroyed meanwhile (logout, a changed user, expiry, a sign-in in
+        // another tab that replaced it): the write is dropped and the response
+        // kept. No Set-Cookie: the dead id opens nothing, and clearing the
+        // cookie could delete the newer one that sign-in just set.
+        if (saved !== 'gone' && saved.newId) setCookie(reply, app.serializeCookie(opts.cookieName, saved.id, cookie))
         return
       }
       case 'destroy':

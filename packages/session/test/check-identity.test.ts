@@ -100,3 +100,26 @@ test('bad checkIdentity or login options are refused', async (t) => {
   t.throws(() => session.login('alice', [], { via: 7 as never }), { name: 'TypeError', message: 'login options.via must be a string' })
   t.throws(() => session.login('alice', [], { stamp: {} as never }), { name: 'TypeError', message: 'login options.stamp must be a string' })
 })
+
+test('a check that answers neither null nor { tags } fails closed with 503, whatever kind of promise it uses (review finding)', async (t) => {
+  // A PromiseLike from another library: not `instanceof Promise`.
+  const thenable = (value: unknown) => ({ then: (resolve: (v: unknown) => void) => { setImmediate(() => resolve(value)) } })
+  const cases: Array<[string, CheckIdentity]> = [
+    ['resolves undefined', (async () => undefined) as unknown as CheckIdentity],
+    ['resolves {}', (async () => ({})) as unknown as CheckIdentity],
+    ['returns tags that are not strings', (() => ({ tags: [1] })) as unknown as CheckIdentity],
+    ['a foreign thenable resolving { tags: 7 }', (() => thenable({ tags: 7 })) as unknown as CheckIdentity]
+  ]
+  for (const [name, check] of cases) {
+    const app = await build(check)
+    t.teardown(() => app.close())
+    const cookie = `session_id=${sessionCookie(await app.inject({ method: 'POST', url: '/login', payload: { identity: 'alice' } }))!}`
+    const res = await app.inject({ url: '/private', headers: { cookie } })
+    t.equal(res.statusCode, 503, `${name}: 503, not the stored tags and not a crash`)
+    t.match(res.json(), { code: 'GATEHOUSE_SESSION_CHECK_UNAVAILABLE' })
+  }
+  const ended = await build((() => thenable(null)) as unknown as CheckIdentity)
+  t.teardown(() => ended.close())
+  const cookie = `session_id=${sessionCookie(await ended.inject({ method: 'POST', url: '/login', payload: { identity: 'alice' } }))!}`
+  t.equal((await ended.inject({ url: '/private', headers: { cookie } })).statusCode, 403, 'a foreign thenable answering null ends the session')
+})

@@ -66,7 +66,7 @@ test('RedisSessionStore: a write that loaded the session before logout does not 
   open()
   const late = await held
   t.equal(late.status, 200, 'the late request keeps its response')
-  t.match(late.headers.getSetCookie().join('\n'), /^session_id=; Max-Age=0;/, 'and clears the cookie')
+  t.same(late.headers.getSetCookie(), [], 'and sets no cookie (a clear could delete a newer one)')
   t.equal(await sessions.get(sessionKey(cookie.slice('session_id='.length))), null, 'the record stays destroyed')
   t.equal((await fetch(`${base}/private`, { headers: { cookie } })).status, 403)
 

@@ -58,7 +58,7 @@ test('a write that loaded the session before logout does not bring it back (dete
   const late = await slow
   t.equal(late.statusCode, 200, 'the late request keeps its response')
   t.same(late.json(), { ok: true })
-  t.match(late.headers['set-cookie'], /^session_id=; Max-Age=0;/, 'and clears the cookie: the user logged out meanwhile')
+  t.equal(late.headers['set-cookie'], undefined, 'and sets no cookie: the dead id opens nothing, and a clear could delete a newer one')
   t.equal(store.get(sessionKey(id)), null, 'the record stays destroyed')
   const after = await app.inject({ url: '/private', headers: { cookie } })
   t.equal(after.statusCode, 403, 'the old cookie opens nothing')
@@ -107,7 +107,7 @@ test('a regenerate in flight does not carry a logged-out session to a new id', a
   held.open()
   const late = await elevate
   t.equal(late.statusCode, 200)
-  t.match(late.headers['set-cookie'], /^session_id=; Max-Age=0;/, 'no new id is handed out: the cookie is cleared')
+  t.equal(late.headers['set-cookie'], undefined, 'no new id is handed out')
   t.equal(store.size, 0, 'nothing was written under any id')
 })
 
