@@ -2,8 +2,8 @@ import { CLAIM_TTL_MS } from '@gatehouse/auth'
 import { LuaScript } from './lua-script.js'
 
 // A key's state is a hash under <prefix><key>: f = failures, l = locked
-// until (ms), t = last failure (ms), p = claims in flight, c = latest claim
-// (ms). The same rules as afterClaim/afterFailure/afterRefund in
+// until (ms), t = last failure (ms), q = when each claim in flight was made
+// (ms, comma-separated, oldest first; at most maxAttempts of them). The same rules as afterClaim/afterFailure/afterRefund in
 // @gatehouse/auth, run inside Redis so that attempts on several instances
 // are claimed and settled atomically. Times come from the caller (its
 // `now`); the key's expiry is relative (PEXPIRE), so it holds whatever the
@@ -13,18 +13,25 @@ import { LuaScript } from './lua-script.js'
 const PRELUDE = `
 local now, max, backoff, reset_ms, cap = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]) * 1000, tonumber(ARGV[5])
 local claim_ttl = ${CLAIM_TTL_MS}
-local s = redis.call('HMGET', KEYS[1], 'f', 'l', 't', 'p', 'c')
-local f, l, t, p, c = tonumber(s[1]) or 0, tonumber(s[2]) or 0, tonumber(s[3]) or 0, tonumber(s[4]) or 0, tonumber(s[5]) or 0
-if f > 0 and now - t > reset_ms and l <= now then f = 0; l = 0 end
-if p > 0 and now - c > claim_ttl then p = 0 end
+local s = redis.call('HMGET', KEYS[1], 'f', 'l', 't', 'q')
+local f, l, t = tonumber(s[1]) or 0, tonumber(s[2]) or 0, tonumber(s[3]) or 0
+local q = {}
+for at in string.gmatch(s[4] or '', '[^,]+') do
+  local n = tonumber(at)
+  if n ~= nil and now - n <= claim_ttl then q[#q + 1] = n end
+end
+if f > 0 and l <= now and now - math.max(t, l) > reset_ms then f = 0; l = 0 end
 local function lock_seconds (n)
   if n < max then return 0 end
   return math.min(cap, backoff * 2 ^ math.min(n - max, 30))
 end
 local function save ()
-  if f == 0 and p == 0 and l <= now then redis.call('DEL', KEYS[1]); return end
-  redis.call('HSET', KEYS[1], 'f', f, 'l', l, 't', t, 'p', p, 'c', c)
-  redis.call('PEXPIRE', KEYS[1], math.ceil(math.max(l - now, reset_ms, claim_ttl)) + 1000)
+  if f == 0 and #q == 0 and l <= now then redis.call('DEL', KEYS[1]); return end
+  local claims = {}
+  for i, at in ipairs(q) do claims[i] = string.format('%.0f', at) end
+  redis.call('HSET', KEYS[1], 'f', f, 'l', string.format('%.0f', l), 't', string.format('%.0f', t), 'q', table.concat(claims, ','))
+  -- Kept while locked, while a claim holds its place, and for resetAfter after the later of the lock's end and the last failure.
+  redis.call('PEXPIRE', KEYS[1], math.ceil(math.max(l - now, 0) + math.max(reset_ms, claim_ttl)) + 1000)
 end
 `
 
@@ -33,16 +40,15 @@ export const claimAttempt = new LuaScript(PRELUDE + `
 if l > now then return math.ceil((l - now) / 1000) end
 local room = 1
 if f < max then room = max - f end
-if p >= room then return math.max(1, lock_seconds(f + p)) end
-p = p + 1
-c = now
+if #q >= room then return math.max(1, math.ceil(lock_seconds(f + #q))) end
+q[#q + 1] = now
 save()
 return 0
 `, 1)
 
 /** Settles a claim as a failure; returns the milliseconds the key is now locked (0 when not). */
 export const recordFailure = new LuaScript(PRELUDE + `
-if p > 0 then p = p - 1 end
+table.remove(q, 1)
 f = f + 1
 t = now
 local seconds = lock_seconds(f)
@@ -54,7 +60,7 @@ return 0
 
 /** Settles a claim as a success, keeping the failures. */
 export const refundAttempt = new LuaScript(PRELUDE + `
-if p > 0 then p = p - 1 end
+table.remove(q, 1)
 save()
 return 0
 `, 1)

@@ -24,10 +24,8 @@ export interface LockoutState {
   failures: number
   lockedUntil: number
   lastFailure: number
-  /** Attempts claimed and not yet settled. */
-  pending: number
-  /** When the latest of those was claimed. */
-  claimedAt: number
+  /** When each attempt claimed and not yet settled was claimed, oldest first. */
+  claims: number[]
 }
 
 /** What a claim decided: the state to keep, and 0 (go ahead) or the seconds to wait. */
@@ -36,7 +34,7 @@ export interface ClaimOutcome {
   readonly retryAfter: number
 }
 
-const empty = (): LockoutState => ({ failures: 0, lockedUntil: 0, lastFailure: 0, pending: 0, claimedAt: 0 })
+const empty = (): LockoutState => ({ failures: 0, lockedUntil: 0, lastFailure: 0, claims: [] })
 
 /** Seconds of the lock that the `failures`-th failure starts (0 below the threshold). */
 export function lockSeconds (failures: number, policy: LockoutPolicy): number {
@@ -49,14 +47,20 @@ export function secondsUntil (until: number, now: number): number {
   return until <= now ? 0 : Math.ceil((until - now) / 1000)
 }
 
-/** The state as it stands at `now`: failures forgotten after a quiet `resetAfter`, stale claims dropped. */
+/**
+ * The state as it stands at `now`. Failures are forgotten after a quiet
+ * `resetAfter` counted from the later of the last failure and the end of
+ * the lock, so a lock longer than `resetAfter` does not wipe the count the
+ * moment it ends (the backoff keeps doubling up to the cap). Each claim
+ * stops holding a place `CLAIM_TTL_MS` after it was made.
+ */
 function current (state: LockoutState | undefined, policy: LockoutPolicy, now: number): LockoutState {
-  const next = state === undefined ? empty() : { ...state }
-  if (next.failures > 0 && now - next.lastFailure > policy.resetAfter * 1000 && next.lockedUntil <= now) {
+  if (state === undefined) return empty()
+  const next = { ...state, claims: state.claims.filter((at) => now - at <= CLAIM_TTL_MS) }
+  if (next.failures > 0 && next.lockedUntil <= now && now - Math.max(next.lastFailure, next.lockedUntil) > policy.resetAfter * 1000) {
     next.failures = 0
     next.lockedUntil = 0
   }
-  if (next.pending > 0 && now - next.claimedAt > CLAIM_TTL_MS) next.pending = 0
   return next
 }
 
@@ -73,11 +77,10 @@ export function afterClaim (state: LockoutState | undefined, policy: LockoutPoli
   const next = current(state, policy, now)
   if (next.lockedUntil > now) return { state: next, retryAfter: secondsUntil(next.lockedUntil, now) }
   const room = next.failures < policy.maxAttempts ? policy.maxAttempts - next.failures : 1
-  if (next.pending >= room) {
-    return { state: next, retryAfter: Math.max(1, lockSeconds(next.failures + next.pending, policy)) }
+  if (next.claims.length >= room) {
+    return { state: next, retryAfter: Math.max(1, Math.ceil(lockSeconds(next.failures + next.claims.length, policy))) }
   }
-  next.pending += 1
-  next.claimedAt = now
+  next.claims.push(now)
   return { state: next, retryAfter: 0 }
 }
 
@@ -89,11 +92,13 @@ export function afterClaim (state: LockoutState | undefined, policy: LockoutPoli
  */
 export function afterFailure (state: LockoutState | undefined, policy: LockoutPolicy, now: number): LockoutState {
   const next = current(state, policy, now)
-  next.pending = Math.max(0, next.pending - 1)
+  // Which claim this settles is not known: the oldest goes, so the others
+  // hold their places at least as long as their own.
+  next.claims.shift()
   next.failures += 1
   next.lastFailure = now
   const seconds = lockSeconds(next.failures, policy)
-  if (seconds > 0) next.lockedUntil = Math.max(next.lockedUntil, now + seconds * 1000)
+  if (seconds > 0) next.lockedUntil = Math.max(next.lockedUntil, Math.floor(now + seconds * 1000))
   return next
 }
 
@@ -101,6 +106,6 @@ export function afterFailure (state: LockoutState | undefined, policy: LockoutPo
 export function afterRefund (state: LockoutState | undefined, policy: LockoutPolicy, now: number): LockoutState | undefined {
   if (state === undefined) return undefined
   const next = current(state, policy, now)
-  next.pending = Math.max(0, next.pending - 1)
-  return next.pending === 0 && next.failures === 0 && next.lockedUntil <= now ? undefined : next
+  next.claims.shift()
+  return next.claims.length === 0 && next.failures === 0 && next.lockedUntil <= now ? undefined : next
 }

@@ -102,6 +102,32 @@ export async function lockoutStoreConformance (t: Test, make: () => Promise<Lock
     t.equal(await store.claim('k', policy, now + CLAIM_TTL_MS + 1), 0, 'free after')
   })
 
+  await t.test('each claim holds its place for CLAIM_TTL_MS from when it was made', async (t) => {
+    const store = await make()
+    const now = Date.now()
+    for (let i = 0; i < 3; i++) t.equal(await store.claim('k', policy, now), 0)
+    for (let i = 0; i < 2; i++) t.equal(await store.claim('k', policy, now + 50_000), 0)
+    t.ok(await store.claim('k', policy, now + 50_000) > 0, 'five in flight: full')
+    const later = now + CLAIM_TTL_MS + 1
+    for (let i = 0; i < 3; i++) t.equal(await store.claim('k', policy, later), 0, 'the three oldest have lapsed, the two later ones still hold')
+    t.ok(await store.claim('k', policy, later) > 0, 'and the window is full again')
+  })
+
+  await t.test('a lock longer than resetAfter does not wipe the count: the backoff reaches the cap', async (t) => {
+    const store = await make()
+    let now = Date.now()
+    const locks: number[] = []
+    for (let i = 0; i < 20; i++) {
+      const lock = await failedAttempt(store, 'identity:target', now)
+      if (lock > 0) {
+        locks.push(lock)
+        now += lock * 1000 + 1000 // one guess a second after each lock ends
+      }
+    }
+    t.same(locks.slice(0, 9), [30, 60, 120, 240, 480, 960, 1920, 3840, 7680], 'doubling past resetAfter (3600 s)')
+    t.equal(locks.at(-1), 86_400, 'up to the cap')
+  })
+
   await t.test('a failure settles even when a concurrent success reset the key', async (t) => {
     const store = await make()
     const now = Date.now()

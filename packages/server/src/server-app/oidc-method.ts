@@ -254,7 +254,7 @@ export class OidcMethod implements AuthMethod {
       request.log.warn(`oidc:${this.name}: callback refused: email_verified is false`)
       throw failure('The e-mail address is not verified by the identity provider')
     }
-    session.login(identity, this.#tags)
+    session.login(identity, this.#tags, { via: this.id })
     // This request's caller came by OIDC; later requests are `session`.
     request.scope.auth = new Avatar(identity, { tags: this.#tags, backend: this.id })
     return reply.code(303).header('location', tx.next).send()
