@@ -47,3 +47,18 @@ test('a success still resets the identity\'s own counter', async (t) => {
     t.equal((await login(base, 'alice', 'alice-pass')).status, 200, `round ${round + 1}: two failures and a success never lock alice (maxAttempts 3)`)
   }
 })
+
+test('the same spray sent all at once: no more than addressMaxAttempts guesses are checked', async (t) => {
+  const base = await start(t, 5)
+  const sent = Array.from({ length: 60 }, async (_v, i) =>
+    i % 3 === 2
+      ? { own: true, status: (await login(base, 'mallory', 'mallory-pass')).status }
+      : { own: false, status: (await login(base, `victim-${i}`, 'guess')).status })
+  const answers = await Promise.all(sent)
+  const guessed = answers.filter((a) => !a.own && a.status === 401).length
+  t.ok(guessed <= 20, `${guessed} of 40 concurrent guesses checked (addressMaxAttempts 20), with 20 good logins among them`)
+  t.ok(answers.every((a) => a.status === 401 || a.status === 429 || (a.own && a.status === 200)), 'only 401, 429 and the own 200s')
+  const next = await login(base, 'victim-x', 'guess')
+  if (guessed === 20) t.equal(next.status, 429, 'the address is locked once twenty have failed')
+  else t.ok(next.status === 401 || next.status === 429)
+})
