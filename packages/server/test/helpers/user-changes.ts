@@ -1,3 +1,4 @@
+import type { Test } from 'tap'
 import { PassThrough } from 'node:stream'
 import { join } from 'node:path'
 import { FileUserStore } from '@gatehouse/auth'
@@ -78,4 +79,24 @@ export function barrage (bases: readonly string[], path: string, cookie: string,
     }
   }))
   return { shots, stop: async () => { running = false; await Promise.all(loops); return shots } }
+}
+
+/**
+ * Races `change` (a disable, a delete…) against `workers` parallel requests
+ * per base that keep `cookie` in flight, and asserts that every request
+ * started more than `bound` ms after the change was done is refused (403),
+ * while some got through before it. Waits poll with generous ceilings.
+ */
+export async function raceChange (t: Test, bases: readonly string[], cookie: string, workers: number, change: () => Promise<void>, bound = 0): Promise<void> {
+  const wanted = 2 * workers * bases.length
+  const load = barrage(bases, '/orders', cookie, workers)
+  await eventually(async () => load.shots.length >= wanted)
+  await change()
+  const cutoff = Date.now() + bound
+  await eventually(async () => load.shots.filter((s) => s.started > cutoff).length >= wanted)
+  const shots = await load.stop()
+  const after = shots.filter((s) => s.started > cutoff)
+  t.ok(shots.some((s) => s.status === 200), `some got through before (${shots.filter((s) => s.status === 200).length} of ${shots.length})`)
+  t.ok(after.length >= wanted / 2, `${after.length} started after the change${bound > 0 ? ` plus ${bound} ms` : ''}`)
+  t.same(after.filter((s) => s.status !== 403), [], 'every one started after it is refused')
 }
