@@ -30,7 +30,7 @@ for (const name of names) {
 
 const base = counts.get(suite.baseline)!
 const k = (n: number) => (n / 1000).toFixed(1)
-const command = `pnpm --filter @gatehouse/bench exec node --import tsx count.ts ${suiteName} --warmup ${warmup} --requests ${requests}${values.only === undefined ? '' : ` --only ${values.only}`}`
+const command = `pnpm --filter @fastify-gatehouse/bench exec node --import tsx count.ts ${suiteName} --warmup ${warmup} --requests ${requests}${values.only === undefined ? '' : ` --only ${values.only}`}`
 const table = [
   `### ${suite.title}: instructions per request`,
   '',

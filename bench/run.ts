@@ -53,7 +53,7 @@ const summary = new Map([...runs].map(([name, ms]) => [name, {
   cpuMax: Math.max(...ms.map((m) => m.cpuMicrosPerRequest))
 }]))
 const base = summary.get(suite.baseline)!
-const command = `pnpm --filter @gatehouse/bench exec node --import tsx run.ts ${suiteName} --seconds ${seconds} --rounds ${rounds} --connections ${connections}${values.only === undefined ? '' : ` --only ${values.only}`}${values['no-pin'] ? ' --no-pin' : ''}`
+const command = `pnpm --filter @fastify-gatehouse/bench exec node --import tsx run.ts ${suiteName} --seconds ${seconds} --rounds ${rounds} --connections ${connections}${values.only === undefined ? '' : ` --only ${values.only}`}${values['no-pin'] ? ' --no-pin' : ''}`
 const lines = [
   `### ${suite.title}`,
   '',

@@ -1,8 +1,8 @@
 import Fastify, { LogController, type FastifyBaseLogger } from 'fastify'
 import pino from 'pino'
-import { middlewareChain } from '@gatehouse/core'
-import '@gatehouse/errors'
-import '@gatehouse/logging'
+import { middlewareChain } from '@fastify-gatehouse/core'
+import '@fastify-gatehouse/errors'
+import '@fastify-gatehouse/logging'
 import type { Suite } from '../lib/suite.js'
 
 const body = { hello: 'world', items: [1, 2, 3] }

@@ -1,6 +1,6 @@
 import Fastify from 'fastify'
-import { middlewareChain } from '@gatehouse/core'
-import '@gatehouse/errors'
+import { middlewareChain } from '@fastify-gatehouse/core'
+import '@fastify-gatehouse/errors'
 import type { Suite } from '../lib/suite.js'
 import { securityScenarios } from './components/security.js'
 import { largeBytes, transformScenarios } from './components/transform.js'

@@ -2,9 +2,9 @@ import Fastify, { type FastifyInstance } from 'fastify'
 import fastifyCookie from '@fastify/cookie'
 import fastifySession from '@fastify/session'
 import fastifySecureSession from '@fastify/secure-session'
-import { middlewareChain } from '@gatehouse/core'
-import '@gatehouse/errors'
-import '@gatehouse/session'
+import { middlewareChain } from '@fastify-gatehouse/core'
+import '@fastify-gatehouse/errors'
+import '@fastify-gatehouse/session'
 import type { Suite } from '../lib/suite.js'
 
 // A session-authenticated protected route: sign in once (POST /login), then

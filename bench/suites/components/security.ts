@@ -1,10 +1,10 @@
 import Fastify, { type FastifyInstance } from 'fastify'
 import fastifyCors from '@fastify/cors'
-import { middlewareChain, type Recipe } from '@gatehouse/core'
-import '@gatehouse/errors'
-import '@gatehouse/cors'
-import '@gatehouse/csrf'
-import '@gatehouse/wellknown'
+import { middlewareChain, type Recipe } from '@fastify-gatehouse/core'
+import '@fastify-gatehouse/errors'
+import '@fastify-gatehouse/cors'
+import '@fastify-gatehouse/csrf'
+import '@fastify-gatehouse/wellknown'
 import type { Scenario } from '../../lib/suite.js'
 
 // The security components, each alone in the chain, on a small JSON route;

@@ -4,9 +4,9 @@ import { gzipSync } from 'node:zlib'
 import Fastify, { type FastifyInstance } from 'fastify'
 import fastifyCompress from '@fastify/compress'
 import fastifyEtag from '@fastify/etag'
-import { middlewareChain } from '@gatehouse/core'
-import '@gatehouse/cache'
-import '@gatehouse/compression'
+import { middlewareChain } from '@fastify-gatehouse/core'
+import '@fastify-gatehouse/cache'
+import '@fastify-gatehouse/compression'
 import type { Scenario } from '../../lib/suite.js'
 
 const small = { hello: 'world', items: [1, 2, 3] }

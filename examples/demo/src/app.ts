@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto'
 import { join } from 'node:path'
 import type { FastifyBaseLogger, FastifyRequest } from 'fastify'
-import { HttpError } from '@gatehouse/core'
-import { FileApiKeyStore, FileUserStore } from '@gatehouse/auth'
-import { AppServer, RoutedApplication, route, type OidcProviderOptions } from '@gatehouse/server'
+import { HttpError } from '@fastify-gatehouse/core'
+import { FileApiKeyStore, FileUserStore } from '@fastify-gatehouse/auth'
+import { AppServer, RoutedApplication, route, type OidcProviderOptions } from '@fastify-gatehouse/server'
 
 /** The demo's own routes. */
 export class DemoApp extends RoutedApplication {

@@ -1,4 +1,4 @@
-import { Avatar, formatChallenge, HttpError } from '@gatehouse/core'
+import { Avatar, formatChallenge, HttpError } from '@fastify-gatehouse/core'
 import { parseApiKey, type ApiKeyRecord, type ApiKeyStore } from './api-key.js'
 import { MAX_AUTHORIZATION_LENGTH, parseAuthorization } from './authorization-header.js'
 import { BasicBackend, type BasicEntry, type CacheOptions, type Outcome } from './basic.js'

@@ -1,4 +1,4 @@
-import { Avatar } from '@gatehouse/core'
+import { Avatar } from '@fastify-gatehouse/core'
 import { BoundedCache } from './bounded-cache.js'
 import { configTags } from './config-tags.js'
 import { sha256 } from './digest.js'

@@ -1,4 +1,4 @@
-import { invalidTag, invalidTagMessage, parseTags } from '@gatehouse/core'
+import { invalidTag, invalidTagMessage, parseTags } from '@fastify-gatehouse/core'
 import { GATEHOUSE_AUTH_INVALID_CONFIG } from './errors.js'
 
 /**

@@ -1,5 +1,5 @@
 import createError from '@fastify/error'
-import { HttpError } from '@gatehouse/core'
+import { HttpError } from '@fastify-gatehouse/core'
 
 // Every code of this package; listed in docs/error-codes.md.
 

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsync } from 'fastify'
-import { Avatar, defineComponent, HttpError, ORDER } from '@gatehouse/core'
+import { Avatar, defineComponent, HttpError, ORDER } from '@fastify-gatehouse/core'
 import { AuthCore } from './auth-core.js'
 import { repeatsAuthorization } from './duplicate-authorization.js'
 import { DUPLICATE_AUTHORIZATION } from './errors.js'

@@ -1,6 +1,6 @@
 import { KeyObject, type webcrypto } from 'node:crypto'
 import { createRemoteJWKSet, importJWK, importSPKI, type JWK } from 'jose'
-import { Avatar } from '@gatehouse/core'
+import { Avatar } from '@fastify-gatehouse/core'
 import { GATEHOUSE_AUTH_INVALID_CONFIG } from './errors.js'
 import { checkClaims, type ClaimRules } from './jwt-claims.js'
 import { keyProblem, signatureValid, type DecodedJws } from './jws.js'

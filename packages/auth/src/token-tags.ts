@@ -1,4 +1,4 @@
-import { invalidTag, parseTags, SUPERADMIN } from '@gatehouse/core'
+import { invalidTag, parseTags, SUPERADMIN } from '@fastify-gatehouse/core'
 import { configTags } from './config-tags.js'
 import { GATEHOUSE_AUTH_INVALID_CONFIG } from './errors.js'
 

@@ -1,6 +1,6 @@
 import { test } from 'tap'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { MemoryApiKeyStore } from '@gatehouse/auth'
+import { MemoryApiKeyStore } from '@fastify-gatehouse/auth'
 import { build } from './helpers/build.js'
 
 const SECRET = 'a-very-long-shared-secret-of-32+bytes!'
@@ -59,6 +59,6 @@ test('with no key store, a gak_ key is refused and never tried as a JWT', async 
 })
 
 test('an apiKeys option that is not a store fails at boot', async (t) => {
-  const { AuthCore } = await import('@gatehouse/auth')
+  const { AuthCore } = await import('@fastify-gatehouse/auth')
   await t.rejects(AuthCore.create({ apiKeys: {} as never }), { code: 'GATEHOUSE_AUTH_INVALID_CONFIG', message: 'apiKeys: must be an ApiKeyStore (with a verify method)' })
 })

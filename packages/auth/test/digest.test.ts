@@ -1,6 +1,6 @@
 import { test } from 'tap'
 import { createHash } from 'node:crypto'
-import { constantTimeEqual, sha256 } from '@gatehouse/auth'
+import { constantTimeEqual, sha256 } from '@fastify-gatehouse/auth'
 
 test('sha256 is the base64url SHA-256', async (t) => {
   t.equal(sha256('abc'), createHash('sha256').update('abc').digest('base64url'))

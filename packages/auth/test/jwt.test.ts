@@ -2,7 +2,7 @@ import { test } from 'tap'
 import { createHmac, generateKeyPairSync } from 'node:crypto'
 import { createServer } from 'node:http'
 import { exportJWK, exportSPKI, generateKeyPair, SignJWT, type JWTPayload } from 'jose'
-import { AuthCore } from '@gatehouse/auth'
+import { AuthCore } from '@fastify-gatehouse/auth'
 import { build } from './helpers/build.js'
 
 const SECRET = 'a-very-long-shared-secret-of-32+bytes!'

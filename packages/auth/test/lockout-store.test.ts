@@ -1,5 +1,5 @@
 import { test } from 'tap'
-import { MemoryLockoutStore, lockSeconds } from '@gatehouse/auth'
+import { MemoryLockoutStore, lockSeconds } from '@fastify-gatehouse/auth'
 import { lockoutStoreConformance } from './helpers/lockout-store-conformance.js'
 
 const policy = { maxAttempts: 5, backoff: 30, resetAfter: 3600 }

@@ -2,8 +2,8 @@ import { test } from 'tap'
 import { join } from 'node:path'
 import Fastify, { type FastifyBaseLogger } from 'fastify'
 import pino from 'pino'
-import { loadRecipe, middlewareChain } from '@gatehouse/core'
-import { authPlugin, hashPassword } from '@gatehouse/auth'
+import { loadRecipe, middlewareChain } from '@fastify-gatehouse/core'
+import { authPlugin, hashPassword } from '@fastify-gatehouse/auth'
 import { basicHeader } from './helpers/build.js'
 
 test('registered alone with app.register', async (t) => {

@@ -58,13 +58,13 @@ test('oversized and control-character headers are 401s', async (t) => {
 })
 
 test('bad bearer entries fail at boot naming the entry', async (t) => {
-  const { AuthCore } = await import('@gatehouse/auth')
+  const { AuthCore } = await import('@fastify-gatehouse/auth')
   await t.rejects(AuthCore.create({ bearer: { ci: { token: '' } } }), { code: 'GATEHOUSE_AUTH_INVALID_CONFIG', message: 'bearer.ci: token is required' })
   await t.rejects(AuthCore.create({ bearer: { ci: { token: 'a b' } } }), { message: /^bearer\.ci: token must be RFC 6750/ })
   await t.rejects(AuthCore.create({ bearer: { ci: { token: 'gak_0123456789abcdef_xxxxxxxxxxxxxxxxxxxxxxx' } } }), { message: /^bearer\.ci: tokens starting with gak_ are API keys/ })
   await t.rejects(AuthCore.create({ bearer: { a: { token: 'same' }, b: { token: 'same' } } }), { message: 'bearer.b: the same token is configured twice' })
   const { default: Fastify } = await import('fastify')
-  const { middlewareChain } = await import('@gatehouse/core')
+  const { middlewareChain } = await import('@fastify-gatehouse/core')
   const app = Fastify()
   await t.rejects(middlewareChain(app, { authMiddleware: { bearer: { ci: { tags: 'x' } } } }),
     { code: 'GATEHOUSE_CORE_INVALID_OPTIONS', message: 'authMiddleware.bearer.ci.token: is required' })

@@ -1,5 +1,5 @@
 import { test } from 'tap'
-import { AuthCore, hashPassword } from '@gatehouse/auth'
+import { AuthCore, hashPassword } from '@fastify-gatehouse/auth'
 import { basicHeader, build } from './helpers/build.js'
 
 const FAST = { N: 1024, r: 8, p: 1 }

@@ -1,7 +1,7 @@
 import { test, type Test } from 'tap'
 import { createHmac } from 'node:crypto'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { MemoryApiKeyStore } from '@gatehouse/auth'
+import { MemoryApiKeyStore } from '@fastify-gatehouse/auth'
 import { basicHeader, build } from './helpers/build.js'
 
 // The spec's example checks, via inject and over a real socket.

@@ -1,5 +1,5 @@
 import { test } from 'tap'
-import { AuthCore, INVALID_TOKEN } from '@gatehouse/auth'
+import { AuthCore, INVALID_TOKEN } from '@fastify-gatehouse/auth'
 
 // Static tokens are compared by a constant-time scan while there are at most
 // eight of them, and looked up by SHA-256 past that: both modes must give the

@@ -4,7 +4,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSy
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
-import { FileApiKeyStore, FileUserStore } from '@gatehouse/auth'
+import { FileApiKeyStore, FileUserStore } from '@fastify-gatehouse/auth'
 
 const run = promisify(execFile)
 const WRITER = fileURLToPath(new URL('./fixtures/writer.ts', import.meta.url))

@@ -1,7 +1,7 @@
 import { test } from 'tap'
 import { stat, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { FileApiKeyStore, FileUserStore, MemoryApiKeyStore, MemoryUserStore } from '@gatehouse/auth'
+import { FileApiKeyStore, FileUserStore, MemoryApiKeyStore, MemoryUserStore } from '@fastify-gatehouse/auth'
 import { apiKeyStoreConformance, userStoreConformance } from './helpers/conformance.js'
 
 const FAST = { N: 1024, r: 8, p: 1 }

@@ -1,6 +1,6 @@
 import { test, type Test } from 'tap'
 import { join } from 'node:path'
-import { AuthCore, FileUserStore, hashPassword, MemoryUserStore, type UserStore } from '@gatehouse/auth'
+import { AuthCore, FileUserStore, hashPassword, MemoryUserStore, type UserStore } from '@fastify-gatehouse/auth'
 
 // Unknown identities must cost a password hash, like known ones, so that the
 // answer's timing does not tell who exists. With a hash at these parameters a

@@ -21,7 +21,7 @@ export async function contentEtagSetter (): Promise<(request: FastifyRequest, re
     }
   }
   await (fastifyEtag as unknown as (app: typeof collector, opts: object) => Promise<void>)(collector, { replyWith304: false })
-  if (hook === undefined) throw new TypeError('@fastify/etag did not add an onSend hook; this version is not supported by @gatehouse/cache')
+  if (hook === undefined) throw new TypeError('@fastify/etag did not add an onSend hook; this version is not supported by @fastify-gatehouse/cache')
   const setEtag = hook
   return function contentEtag (request, reply, payload) {
     setEtag(request, reply, payload, ignore)

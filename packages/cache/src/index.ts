@@ -1,7 +1,7 @@
 import { stat, type Stats } from 'node:fs'
 import { Readable } from 'node:stream'
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
-import { defineComponent, ORDER } from '@gatehouse/core'
+import { defineComponent, ORDER } from '@fastify-gatehouse/core'
 import { cacheControlValue } from './cache-control.js'
 import { notModified } from './conditional.js'
 import { contentEtagSetter } from './content-etag.js'
@@ -11,7 +11,7 @@ import { discard, filePathOf } from './file-source.js'
 import { parseHttpDate } from './http-date.js'
 import { cacheOptionsSchema, resolveCacheOptions, type CacheOptions } from './options.js'
 
-// `request.scope.filePath` is declared by @gatehouse/core's RequestScope
+// `request.scope.filePath` is declared by @fastify-gatehouse/core's RequestScope
 // (the spec's `scope['_file_path']`); this package is what reads it.
 
 type Done = (err: Error | null, payload?: unknown) => void

@@ -1,8 +1,8 @@
 import { createReadStream, openSync, readFileSync } from 'node:fs'
 import t0, { test } from 'tap'
 import Fastify from 'fastify'
-import { recipeFromConfig } from '@gatehouse/core'
-import { cacheDefaults, cachePlugin } from '@gatehouse/cache'
+import { recipeFromConfig } from '@fastify-gatehouse/core'
+import { cacheDefaults, cachePlugin } from '@fastify-gatehouse/cache'
 import { build, CONTENT, fixture, MTIME, MTIME_HTTP } from './helpers/build.js'
 
 const { file, dir, cleanup } = fixture()

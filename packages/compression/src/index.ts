@@ -1,6 +1,6 @@
 import { pipeline } from 'node:stream'
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
-import { defineComponent, ORDER } from '@gatehouse/core'
+import { defineComponent, ORDER } from '@fastify-gatehouse/core'
 import { createNegotiator } from './accept-encoding.js'
 import { isCompressible } from './compressible.js'
 import { createEncoder, type Encoder } from './encoders.js'

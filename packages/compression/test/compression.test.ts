@@ -2,8 +2,8 @@ import { brotliDecompressSync, gunzipSync, gzipSync } from 'node:zlib'
 import { Readable } from 'node:stream'
 import { test } from 'tap'
 import Fastify from 'fastify'
-import { recipeFromConfig } from '@gatehouse/core'
-import { compressionDefaults, compressionPlugin } from '@gatehouse/compression'
+import { recipeFromConfig } from '@fastify-gatehouse/core'
+import { compressionDefaults, compressionPlugin } from '@fastify-gatehouse/compression'
 import { build, noise, text } from './helpers/build.js'
 
 const GZIP = { 'accept-encoding': 'gzip' }

@@ -7,10 +7,10 @@ import { join } from 'node:path'
 import { gunzipSync } from 'node:zlib'
 import t0, { test } from 'tap'
 import Fastify from 'fastify'
-import { HttpError, middlewareChain } from '@gatehouse/core'
-import '@gatehouse/errors'
-import '@gatehouse/cache'
-import '@gatehouse/compression'
+import { HttpError, middlewareChain } from '@fastify-gatehouse/core'
+import '@fastify-gatehouse/errors'
+import '@fastify-gatehouse/cache'
+import '@fastify-gatehouse/compression'
 
 const dir = mkdtempSync(join(tmpdir(), 'gatehouse-interplay-'))
 t0.teardown(() => rmSync(dir, { recursive: true, force: true }))

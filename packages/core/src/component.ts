@@ -126,7 +126,7 @@ export function defineComponent<Options extends object> (
     await plugin.call(app, app, options as Options)
   }
 
-  const component = fp(wrapped, { name: `@gatehouse/${name}`, fastify: '5.x' }) as unknown as Component<Options>
+  const component = fp(wrapped, { name: `@fastify-gatehouse/${name}`, fastify: '5.x' }) as unknown as Component<Options>
   Object.defineProperty(component, 'component', {
     value: Object.freeze({ name, order, default: enabledByDefault, schema }),
     enumerable: true

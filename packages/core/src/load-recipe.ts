@@ -28,7 +28,7 @@ export interface GatehouseConfig extends Recipe {
 export interface LoadRecipeOptions {
   /** Where component names are looked up. Default: the shared registry. */
   registry?: ComponentRegistry
-  /** Schema of `server_app`, supplied by the package that owns it (@gatehouse/server). */
+  /** Schema of `server_app`, supplied by the package that owns it (@fastify-gatehouse/server). */
   serverAppSchema?: TObject
 }
 
@@ -90,11 +90,11 @@ export function recipeFromConfig (config: unknown, options: LoadRecipeOptions = 
       }
       case 'auth_middleware':
         result.authMiddleware = section(registry.get('auth')?.component.schema, value, 'auth_middleware',
-          'the auth component is not installed (import @gatehouse/auth)') as Record<string, unknown>
+          'the auth component is not installed (import @fastify-gatehouse/auth)') as Record<string, unknown>
         break
       case 'server_app':
         result.serverApp = section(options.serverAppSchema, value, 'server_app',
-          'this section is read by @gatehouse/server (gatehouse serve)') as Record<string, unknown>
+          'this section is read by @fastify-gatehouse/server (gatehouse serve)') as Record<string, unknown>
         break
       default:
         throw new GATEHOUSE_CORE_INVALID_OPTIONS(key, `unknown section (expected ${SECTIONS.join(', ')})`)

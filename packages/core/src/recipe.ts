@@ -61,7 +61,7 @@ export function resolveRecipe (recipe: Recipe, registry: ComponentRegistry): Cha
       throw new GATEHOUSE_CORE_INVALID_OPTIONS('authMiddleware', 'expected an object')
     }
     if (!registry.has('auth')) {
-      throw new GATEHOUSE_CORE_UNKNOWN_COMPONENT('auth', `${registry.names().join(', ') || 'none'}; import @gatehouse/auth to use authMiddleware`)
+      throw new GATEHOUSE_CORE_UNKNOWN_COMPONENT('auth', `${registry.names().join(', ') || 'none'}; import @fastify-gatehouse/auth to use authMiddleware`)
     }
     const explicit = chosen.get('auth')
     if (explicit !== undefined && explicit !== null && Object.keys(explicit).length > 0) {

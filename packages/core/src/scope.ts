@@ -54,7 +54,7 @@ const scopePlugin: FastifyPluginCallback = function scope (app, _opts, done) {
   done()
 }
 
-const plugin = fp(scopePlugin, { name: '@gatehouse/scope', fastify: '5.x' })
+const plugin = fp(scopePlugin, { name: '@fastify-gatehouse/scope', fastify: '5.x' })
 
 /**
  * Makes sure `request.scope` exists on `app`: decorates the request, adds

@@ -1,5 +1,5 @@
 import { test } from 'tap'
-import { Avatar, AuthRuleSyntaxError, compileAuthRule } from '@gatehouse/core'
+import { Avatar, AuthRuleSyntaxError, compileAuthRule } from '@fastify-gatehouse/core'
 
 const who = (tags: string) => new Avatar('x', { tags, backend: 'test' })
 

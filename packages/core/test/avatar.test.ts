@@ -1,5 +1,5 @@
 import { test } from 'tap'
-import { Avatar } from '@gatehouse/core'
+import { Avatar } from '@fastify-gatehouse/core'
 
 test('Avatar keeps identity, normalised tags and backend', async (t) => {
   const a = new Avatar('alice', { tags: 'admin, ops,, admin', backend: 'basic' })

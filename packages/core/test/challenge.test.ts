@@ -1,5 +1,5 @@
 import { test } from 'tap'
-import { formatChallenge, quoteString } from '@gatehouse/core'
+import { formatChallenge, quoteString } from '@fastify-gatehouse/core'
 
 test('rfc9110 challenge formatting', async (t) => {
   t.equal(formatChallenge('Basic', { realm: 'api' }), 'Basic realm="api"')

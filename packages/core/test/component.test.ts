@@ -1,7 +1,7 @@
 import { test } from 'tap'
 import Fastify from 'fastify'
 import { Type } from '@sinclair/typebox'
-import { ComponentRegistry, defineComponent } from '@gatehouse/core'
+import { ComponentRegistry, defineComponent } from '@fastify-gatehouse/core'
 
 test('defineComponent applies the defaults and returns a plugin with its facts', async (t) => {
   const registry = new ComponentRegistry()

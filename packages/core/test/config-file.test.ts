@@ -2,7 +2,7 @@ import { test } from 'tap'
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { Type } from '@sinclair/typebox'
-import { ComponentRegistry, defineComponent, loadRecipe, recipeFromConfig } from '@gatehouse/core'
+import { ComponentRegistry, defineComponent, loadRecipe, recipeFromConfig } from '@fastify-gatehouse/core'
 
 function registry () {
   const r = new ComponentRegistry()
@@ -95,7 +95,7 @@ test('a bad key or type is reported with its path as written', async (t) => {
     [{ server: { hostname: 'x' } }, 'server.hostname: unknown option'],
     [{ auth_middleware: { basic: { ci_bot: { password: 1 } } } }, 'auth_middleware.basic.ci_bot.password: expected string'],
     [{ auth_middleware: { basic: { ci_bot: {} } } }, 'auth_middleware.basic.ci_bot.password: is required'],
-    [{ server_app: { login: {} } }, /^server_app: this section is read by @gatehouse\/server/],
+    [{ server_app: { login: {} } }, /^server_app: this section is read by @fastify-gatehouse\/server/],
     [{ servers: {} }, /^servers: unknown section/],
     [[1, 2], 'config: expected a mapping at the top level']
   ]

@@ -1,6 +1,6 @@
 import { test } from 'tap'
 import Fastify from 'fastify'
-import { middlewareChain } from '@gatehouse/core'
+import { middlewareChain } from '@fastify-gatehouse/core'
 import { of, recordingRegistry, REQUEST_HOOKS, RESPONSE_HOOKS } from './helpers/recorder.js'
 
 // Defined deliberately out of order; z-late sorts after a-early at the 900 tie.
@@ -113,7 +113,7 @@ test('control: registered directly, Fastify runs onSend in registration order', 
 test('an error thrown from a component\'s onRequest hook unwinds through every response hook', async (t) => {
   const trace: string[] = []
   const registry = recordingRegistry(SPECS, trace)
-  const { defineComponent } = await import('@gatehouse/core')
+  const { defineComponent } = await import('@fastify-gatehouse/core')
   defineComponent({ name: 'thrower', order: 350, default: true, plugin: async (app) => { app.addHook('onRequest', async () => { trace.push('thrower:onRequest'); throw new Error('refused') }) } }, registry)
   const app = Fastify()
   t.teardown(() => app.close())

@@ -1,5 +1,5 @@
 import { test } from 'tap'
-import { HttpError, Redirect } from '@gatehouse/core'
+import { HttpError, Redirect } from '@fastify-gatehouse/core'
 
 test('HttpError carries status, detail, headers and code', async (t) => {
   const err = new HttpError(429, 'Too many attempts', { headers: { 'Retry-After': '30' }, code: 'LOCKED' })

@@ -1,5 +1,5 @@
 import { test } from 'tap'
-import { isSerializedOrigin, parseList } from '@gatehouse/core'
+import { isSerializedOrigin, parseList } from '@fastify-gatehouse/core'
 
 test('parseList: a list or a comma string, trimmed, empties dropped, never the caller\'s array', async (t) => {
   t.same(parseList(' a, b ,,c '), ['a', 'b', 'c'])

@@ -1,5 +1,5 @@
 import { test } from 'tap'
-import { safeNextPath } from '@gatehouse/core'
+import { safeNextPath } from '@fastify-gatehouse/core'
 
 test('safeNextPath keeps same-origin paths with query and fragment', async (t) => {
   t.equal(safeNextPath('/'), '/')

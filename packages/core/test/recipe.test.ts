@@ -1,7 +1,7 @@
 import { test } from 'tap'
 import Fastify from 'fastify'
 import { Type } from '@sinclair/typebox'
-import { ComponentRegistry, defineComponent, middlewareChain, resolveRecipe } from '@gatehouse/core'
+import { ComponentRegistry, defineComponent, middlewareChain, resolveRecipe } from '@fastify-gatehouse/core'
 
 function registry () {
   const r = new ComponentRegistry()
@@ -66,7 +66,7 @@ test('authMiddleware arms the auth component', async (t) => {
     { message: /give them in one place/ })
   t.throws(() => resolveRecipe({ authMiddleware: 'x' as never }, registry()), { message: 'authMiddleware: expected an object' })
   const noAuth = new ComponentRegistry()
-  t.throws(() => resolveRecipe({ authMiddleware: {} }, noAuth), { code: 'GATEHOUSE_CORE_UNKNOWN_COMPONENT', message: /import @gatehouse\/auth/ })
+  t.throws(() => resolveRecipe({ authMiddleware: {} }, noAuth), { code: 'GATEHOUSE_CORE_UNKNOWN_COMPONENT', message: /import @fastify-gatehouse\/auth/ })
 })
 
 test('middlewareChain refuses a bad recipe before registering anything', async (t) => {

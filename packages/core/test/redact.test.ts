@@ -1,6 +1,6 @@
 import { test } from 'tap'
 import pino from 'pino'
-import { errorForLog, redactHeaders, redactQuery, redactText } from '@gatehouse/core'
+import { errorForLog, redactHeaders, redactQuery, redactText } from '@fastify-gatehouse/core'
 
 test('redactText masks API keys and credentials', async (t) => {
   t.equal(redactText('key gak_0123456789abcdef_abc-DEF_123 used'), 'key gak_0123456789abcdef_[REDACTED] used')

@@ -1,6 +1,6 @@
 import { test } from 'tap'
 import Fastify from 'fastify'
-import { ComponentRegistry, middlewareChain } from '@gatehouse/core'
+import { ComponentRegistry, middlewareChain } from '@fastify-gatehouse/core'
 import { fakeAuthRegistry } from './helpers/fake-auth.js'
 
 // An auth stand-in at order 400: `x-user: name:tag1,tag2` becomes the caller.

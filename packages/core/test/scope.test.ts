@@ -1,6 +1,6 @@
 import { test } from 'tap'
 import Fastify from 'fastify'
-import { Avatar, ensureScope, middlewareChain, ComponentRegistry } from '@gatehouse/core'
+import { Avatar, ensureScope, middlewareChain, ComponentRegistry } from '@fastify-gatehouse/core'
 
 test('every request gets a fresh scope object', async (t) => {
   const app = Fastify()

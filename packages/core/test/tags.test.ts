@@ -1,5 +1,5 @@
 import { test } from 'tap'
-import { compileAuthRule, invalidTag, invalidTagMessage, isTag, parseTags, SUPERADMIN, TAG_CHARACTERS } from '@gatehouse/core'
+import { compileAuthRule, invalidTag, invalidTagMessage, isTag, parseTags, SUPERADMIN, TAG_CHARACTERS } from '@fastify-gatehouse/core'
 
 test('parseTags', async (t) => {
   t.same(parseTags('admin, ops ,,ops'), ['admin', 'ops'])

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsync } from 'fastify'
-import { defineComponent, ORDER } from '@gatehouse/core'
+import { defineComponent, ORDER } from '@fastify-gatehouse/core'
 import { corsOptionsSchema, resolveCorsOptions, type CorsOptions } from './options.js'
 import { corsHook } from './cors-hook.js'
 
@@ -35,5 +35,5 @@ export const corsPlugin = defineComponent<CorsOptions>({
 export default corsPlugin
 export { corsOptionsSchema, defaults as corsDefaults, resolveCorsOptions } from './options.js'
 export type { CorsOptions, ResolvedCorsOptions } from './options.js'
-export type { ListOption } from '@gatehouse/core'
+export type { ListOption } from '@fastify-gatehouse/core'
 export { GATEHOUSE_CORS_INVALID_OPTIONS } from './errors.js'

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox'
 import { GATEHOUSE_CORS_INVALID_OPTIONS } from './errors.js'
-import { isSerializedOrigin, parseList, type ListOption } from '@gatehouse/core'
+import { isSerializedOrigin, parseList, type ListOption } from '@fastify-gatehouse/core'
 import { TOKEN } from './list.js'
 
 /** Options of the cors component; every key is optional. Lists also take a comma-separated string. */

@@ -1,7 +1,7 @@
 import { test } from 'tap'
 import Fastify from 'fastify'
-import { recipeFromConfig } from '@gatehouse/core'
-import { corsDefaults, corsPlugin, resolveCorsOptions } from '@gatehouse/cors'
+import { recipeFromConfig } from '@fastify-gatehouse/core'
+import { corsDefaults, corsPlugin, resolveCorsOptions } from '@fastify-gatehouse/cors'
 import { build, corsHeaders } from './helpers/build.js'
 
 test('defaults are the spec\'s and frozen', async (t) => {

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify'
 import { fastifyCookie } from '@fastify/cookie'
-import { defineComponent } from '@gatehouse/core'
+import { defineComponent } from '@fastify-gatehouse/core'
 import { cookieTest } from './carries-cookie.js'
 import { crossSiteTest } from './cross-site.js'
 import { GATEHOUSE_CSRF_CROSS_SITE } from './errors.js'
@@ -69,5 +69,5 @@ export const csrfPlugin = defineComponent<CsrfOptions>({
 export default csrfPlugin
 export { csrfOptionsSchema, defaults as csrfDefaults, resolveCsrfOptions } from './options.js'
 export type { CsrfOptions, ResolvedCsrfOptions } from './options.js'
-export type { ListOption } from '@gatehouse/core'
+export type { ListOption } from '@fastify-gatehouse/core'
 export { GATEHOUSE_CSRF_CROSS_SITE, GATEHOUSE_CSRF_INVALID_OPTIONS } from './errors.js'

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox'
 import { GATEHOUSE_CSRF_INVALID_OPTIONS } from './errors.js'
-import { isSerializedOrigin, parseList, type ListOption } from '@gatehouse/core'
+import { isSerializedOrigin, parseList, type ListOption } from '@fastify-gatehouse/core'
 
 /** Options of the csrf component; every key is optional. */
 export interface CsrfOptions {

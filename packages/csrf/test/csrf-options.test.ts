@@ -1,7 +1,7 @@
 import { test } from 'tap'
 import Fastify from 'fastify'
-import { recipeFromConfig } from '@gatehouse/core'
-import { csrfDefaults, csrfPlugin, resolveCsrfOptions } from '@gatehouse/csrf'
+import { recipeFromConfig } from '@fastify-gatehouse/core'
+import { csrfDefaults, csrfPlugin, resolveCsrfOptions } from '@fastify-gatehouse/csrf'
 
 test('defaults: the session component\'s cookie, no other origin; frozen', async (t) => {
   t.same(csrfDefaults, { cookieName: 'session_id', allowOrigins: [] })

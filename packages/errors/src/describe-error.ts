@@ -1,5 +1,5 @@
 import { STATUS_CODES } from 'node:http'
-import { HttpError } from '@gatehouse/core'
+import { HttpError } from '@fastify-gatehouse/core'
 
 /** What the caller is told about an error. */
 export interface ErrorDescription {

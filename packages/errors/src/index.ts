@@ -1,5 +1,5 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
-import { defineComponent, errorForLog, formatChallenge, HttpError, ORDER, Redirect, redactPath, redactText } from '@gatehouse/core'
+import { defineComponent, errorForLog, formatChallenge, HttpError, ORDER, Redirect, redactPath, redactText } from '@fastify-gatehouse/core'
 import { acceptsHtml, acceptsJson } from './accept.js'
 import { describeError } from './describe-error.js'
 import { loginUrl } from './login-url.js'

@@ -1,4 +1,4 @@
-import { safeNextPath } from '@gatehouse/core'
+import { safeNextPath } from '@fastify-gatehouse/core'
 
 /** The login page URL that brings the caller back to `requestUrl` (validated) after signing in. */
 export function loginUrl (loginPage: string, requestUrl: string): string {

@@ -1,7 +1,7 @@
 import { test } from 'tap'
 import Fastify from 'fastify'
-import { HttpError, Redirect } from '@gatehouse/core'
-import { errorsPlugin } from '@gatehouse/errors'
+import { HttpError, Redirect } from '@fastify-gatehouse/core'
+import { errorsPlugin } from '@fastify-gatehouse/errors'
 import { build } from './helpers/build.js'
 
 const SECRET = 'db password is hunter2'

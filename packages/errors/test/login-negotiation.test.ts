@@ -1,7 +1,7 @@
 import { test } from 'tap'
 import { connect } from 'node:net'
-import { Avatar, HttpError } from '@gatehouse/core'
-import { loginUrl } from '@gatehouse/errors'
+import { Avatar, HttpError } from '@fastify-gatehouse/core'
+import { loginUrl } from '@fastify-gatehouse/errors'
 import { build } from './helpers/build.js'
 
 const BROWSER = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8'

@@ -1,5 +1,5 @@
 import { test } from 'tap'
-import { HttpError, Redirect } from '@gatehouse/core'
+import { HttpError, Redirect } from '@fastify-gatehouse/core'
 import { build } from './helpers/build.js'
 
 test('headers of errors that are not HttpErrors never reach the response', async (t) => {

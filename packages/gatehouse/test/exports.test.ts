@@ -1,7 +1,7 @@
 import { test } from 'tap'
-import * as gatehouse from 'gatehouse'
+import * as gatehouse from 'fastify-gatehouse'
 // The spec's interfaces are types: the type check of this file is their test.
-import type { ApiKeyStore, AuthMethod, UserStore } from 'gatehouse'
+import type { ApiKeyStore, AuthMethod, UserStore } from 'fastify-gatehouse'
 
 type SpecInterfaces = [ApiKeyStore, AuthMethod, UserStore]
 

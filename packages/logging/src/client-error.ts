@@ -37,7 +37,7 @@ function answer (status: number, code: string | undefined): string {
  *
  * ```ts
  * import Fastify from 'fastify'
- * import { clientErrorHandler } from '@gatehouse/logging'
+ * import { clientErrorHandler } from '@fastify-gatehouse/logging'
  * const app = Fastify({ logger: true, clientErrorHandler })
  * ```
  *

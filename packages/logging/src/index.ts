@@ -1,5 +1,5 @@
 import type { FastifyBaseLogger, FastifyPluginAsync, FastifyRequest } from 'fastify'
-import { defineComponent, ORDER, redactHeaders, redactPath, redactQuery, redactText, safeString } from '@gatehouse/core'
+import { defineComponent, ORDER, redactHeaders, redactPath, redactQuery, redactText, safeString } from '@fastify-gatehouse/core'
 import { loggingOptionsSchema, resolveLoggingOptions, type LoggingOptions } from './options.js'
 
 function pathOnly (url: string): string {

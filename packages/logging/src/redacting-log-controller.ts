@@ -1,5 +1,5 @@
 import { LogController, type FastifyReply, type FastifyRequest } from 'fastify'
-import { redactQuery } from '@gatehouse/core'
+import { redactQuery } from '@fastify-gatehouse/core'
 
 /**
  * What Fastify's default `req` serializer reads (method, url, host, ip,

@@ -1,9 +1,9 @@
 import { test } from 'tap'
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify'
 import pino from 'pino'
-import { HttpError, middlewareChain } from '@gatehouse/core'
-import { errorsPlugin } from '@gatehouse/errors'
-import { loggingPlugin, type LoggingOptions } from '@gatehouse/logging'
+import { HttpError, middlewareChain } from '@fastify-gatehouse/core'
+import { errorsPlugin } from '@fastify-gatehouse/errors'
+import { loggingPlugin, type LoggingOptions } from '@fastify-gatehouse/logging'
 
 interface Line { level: number, msg: string, name?: string, reqId?: string, statusCode?: number, headers?: Record<string, unknown> }
 

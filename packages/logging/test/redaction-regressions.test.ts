@@ -1,10 +1,10 @@
 import { test } from 'tap'
 import Fastify, { LogController, type FastifyBaseLogger } from 'fastify'
 import pino from 'pino'
-import { errorForLog, middlewareChain, recipeFromConfig, ComponentRegistry, defineComponent } from '@gatehouse/core'
+import { errorForLog, middlewareChain, recipeFromConfig, ComponentRegistry, defineComponent } from '@fastify-gatehouse/core'
 import { Type } from '@sinclair/typebox'
-import '@gatehouse/errors'
-import '@gatehouse/logging'
+import '@fastify-gatehouse/errors'
+import '@fastify-gatehouse/logging'
 
 const KEY = 'gak_0123456789abcdef_PATHSECRETpathsecret0123456789'
 

@@ -1,10 +1,10 @@
-import { CLAIM_TTL_MS } from '@gatehouse/auth'
+import { CLAIM_TTL_MS } from '@fastify-gatehouse/auth'
 import { LuaScript } from './lua-script.js'
 
 // A key's state is a hash under <prefix><key>: f = failures, l = locked
 // until (ms), t = last failure (ms), q = when each claim in flight was made
 // (ms, comma-separated, oldest first; at most maxAttempts of them). The same rules as afterClaim/afterFailure/afterRefund in
-// @gatehouse/auth, run inside Redis so that attempts on several instances
+// @fastify-gatehouse/auth, run inside Redis so that attempts on several instances
 // are claimed and settled atomically. Times come from the caller (its
 // `now`); the key's expiry is relative (PEXPIRE), so it holds whatever the
 // clock says. Every script takes KEYS: state; ARGV: now, maxAttempts,

@@ -1,4 +1,4 @@
-import { MAX_LOCK_SECONDS, type LockoutPolicy, type LockoutStore } from '@gatehouse/auth'
+import { MAX_LOCK_SECONDS, type LockoutPolicy, type LockoutStore } from '@fastify-gatehouse/auth'
 import type { RedisConnection, RedisStoreOptions } from './connection.js'
 import { claimAttempt, recordFailure, refundAttempt } from './lockout-scripts.js'
 import { RedisStore } from './redis-store.js'

@@ -1,4 +1,4 @@
-import type { SessionRecord, SessionStore, SessionWriteCondition, SessionWriteResult } from '@gatehouse/session'
+import type { SessionRecord, SessionStore, SessionWriteCondition, SessionWriteResult } from '@fastify-gatehouse/session'
 import type { RedisConnection, RedisStoreOptions } from './connection.js'
 import { RedisStore } from './redis-store.js'
 import { destroyAllSessions, destroySession, setSession, touchSession } from './session-scripts.js'

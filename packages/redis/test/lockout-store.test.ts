@@ -1,7 +1,7 @@
 import { test } from 'tap'
 import { Redis } from 'ioredis'
-import { CLAIM_TTL_MS } from '@gatehouse/auth'
-import { RedisLockoutStore, LOCKOUT_PREFIX } from '@gatehouse/redis'
+import { CLAIM_TTL_MS } from '@fastify-gatehouse/auth'
+import { RedisLockoutStore, LOCKOUT_PREFIX } from '@fastify-gatehouse/redis'
 import { lockoutStoreConformance } from '../../auth/test/helpers/lockout-store-conformance.js'
 import { cleanPrefix, needRedis, REDIS_URL, testPrefix } from './helpers/redis.js'
 

@@ -1,8 +1,8 @@
 import { test } from 'tap'
 import { randomBytes } from 'node:crypto'
 import { Redis } from 'ioredis'
-import { newSessionId, sessionKey } from '@gatehouse/session'
-import { RedisSessionStore } from '@gatehouse/redis'
+import { newSessionId, sessionKey } from '@fastify-gatehouse/session'
+import { RedisSessionStore } from '@fastify-gatehouse/redis'
 import { cleanPrefix, needRedis, REDIS_URL } from './helpers/redis.js'
 
 const redis = await needRedis()

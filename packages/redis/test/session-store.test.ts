@@ -1,6 +1,6 @@
 import { test } from 'tap'
 import { Redis } from 'ioredis'
-import { RedisSessionStore, SESSION_PREFIX } from '@gatehouse/redis'
+import { RedisSessionStore, SESSION_PREFIX } from '@fastify-gatehouse/redis'
 import { sessionStoreConformance } from '../../session/test/helpers/session-store-conformance.js'
 import { cleanPrefix, needRedis, REDIS_URL, testPrefix } from './helpers/redis.js'
 

@@ -1,10 +1,10 @@
 export { main as runCli } from './cli/main.js'
 export type { CliIo } from './cli/io.js'
-// The lockout store and policy live in @gatehouse/auth (so @gatehouse/redis
+// The lockout store and policy live in @fastify-gatehouse/auth (so @fastify-gatehouse/redis
 // can implement the interface without depending on the server); re-exported
 // here so the server's public API is unchanged.
-export { MemoryLockoutStore, afterFailure, lockSeconds, MAX_LOCK_SECONDS } from '@gatehouse/auth'
-export type { LockoutPolicy, LockoutState, LockoutStore } from '@gatehouse/auth'
+export { MemoryLockoutStore, afterFailure, lockSeconds, MAX_LOCK_SECONDS } from '@fastify-gatehouse/auth'
+export type { LockoutPolicy, LockoutState, LockoutStore } from '@fastify-gatehouse/auth'
 export { serverApp } from './server-app/server-app.js'
 export type { ServerAppOptions } from './server-app/server-app.js'
 export { PasswordMethod, LOCKED, INVALID_LOGIN, BAD_LOGIN_REQUEST } from './server-app/password-method.js'

@@ -1,7 +1,7 @@
 import { test } from 'tap'
 import { request } from 'node:http'
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { AppServer, RoutedApplication, route } from '@gatehouse/server'
+import { AppServer, RoutedApplication, route } from '@fastify-gatehouse/server'
 import { basic, hs256 } from './helpers/credentials.js'
 
 const SECRET = 'app-server-test-secret-of-32-bytes!!'
@@ -112,7 +112,7 @@ test('SUPERADMIN: the bootstrapped admin manages users and tokens; nobody else c
 })
 
 test('adminPassword updates an existing admin', async (t) => {
-  const { MemoryUserStore } = await import('@gatehouse/auth')
+  const { MemoryUserStore } = await import('@fastify-gatehouse/auth')
   const users = new MemoryUserStore({ scrypt: { N: 1024, r: 8, p: 1 } })
   await users.add('admin', { password: 'old-password', tags: 'ops' })
   await users.setEnabled('admin', false)

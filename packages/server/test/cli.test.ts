@@ -6,8 +6,8 @@ import { join } from 'node:path'
 import { PassThrough } from 'node:stream'
 import { fileURLToPath } from 'node:url'
 import Fastify from 'fastify'
-import { authPlugin, FileApiKeyStore, FileUserStore } from '@gatehouse/auth'
-import { runCli } from '@gatehouse/server'
+import { authPlugin, FileApiKeyStore, FileUserStore } from '@fastify-gatehouse/auth'
+import { runCli } from '@fastify-gatehouse/server'
 
 const FIXTURE = fileURLToPath(new URL('./fixtures/gatehouse.ts', import.meta.url))
 const BIN = fileURLToPath(new URL('../bin/gatehouse.js', import.meta.url))

@@ -2,7 +2,7 @@
 // is on by default and closes login CSRF and cross-site form posts.
 import { test } from 'tap'
 import type { FastifyRequest } from 'fastify'
-import { AppServer, RoutedApplication, route, type AppServerOptions } from '@gatehouse/server'
+import { AppServer, RoutedApplication, route, type AppServerOptions } from '@fastify-gatehouse/server'
 
 class Bank extends RoutedApplication {
   @route('/transfer', { method: 'POST', authRule: 'member' })

@@ -1,11 +1,11 @@
 import { test } from 'tap'
-import * as auth from '@gatehouse/auth'
-import { MemoryLockoutStore, afterFailure, lockSeconds, MAX_LOCK_SECONDS } from '@gatehouse/server'
+import * as auth from '@fastify-gatehouse/auth'
+import { MemoryLockoutStore, afterFailure, lockSeconds, MAX_LOCK_SECONDS } from '@fastify-gatehouse/server'
 
-// The lockout store and policy moved to @gatehouse/auth (docs/decisions.md,
+// The lockout store and policy moved to @fastify-gatehouse/auth (docs/decisions.md,
 // "Redis stores"); the server's public API still carries them. The store's
 // behaviour is tested there (lockout-store.test.ts, with the conformance suite).
-test('@gatehouse/server re-exports the lockout API of @gatehouse/auth', async (t) => {
+test('@fastify-gatehouse/server re-exports the lockout API of @fastify-gatehouse/auth', async (t) => {
   t.equal(MemoryLockoutStore, auth.MemoryLockoutStore)
   t.equal(afterFailure, auth.afterFailure)
   t.equal(lockSeconds, auth.lockSeconds)

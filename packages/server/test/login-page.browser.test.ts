@@ -2,7 +2,7 @@ import { test } from 'tap'
 import { mkdirSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import type { FastifyRequest } from 'fastify'
-import { AppServer, RoutedApplication, route } from '@gatehouse/server'
+import { AppServer, RoutedApplication, route } from '@fastify-gatehouse/server'
 import { browserSkip, launch, loopbackContext } from './helpers/browser.js'
 
 const ARTIFACTS = fileURLToPath(new URL('../../../test-artifacts/', import.meta.url))

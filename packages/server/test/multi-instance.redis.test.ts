@@ -1,7 +1,7 @@
 import { test, type Test } from 'tap'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { sessionKey } from '@gatehouse/session'
-import { RedisLockoutStore, RedisSessionStore } from '@gatehouse/redis'
+import { sessionKey } from '@fastify-gatehouse/session'
+import { RedisLockoutStore, RedisSessionStore } from '@fastify-gatehouse/redis'
 import { cleanPrefix, needRedis, REDIS_URL, testPrefix } from '../../redis/test/helpers/redis.js'
 import { aliceStore, get, login, sessionCookie, startInstance, type Instance } from './helpers/redis-servers.js'
 

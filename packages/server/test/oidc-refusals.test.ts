@@ -1,7 +1,7 @@
 import { test, type Test } from 'tap'
 import pino from 'pino'
 import type { FastifyBaseLogger } from 'fastify'
-import { AppServer } from '@gatehouse/server'
+import { AppServer } from '@fastify-gatehouse/server'
 import { CookieClient } from './helpers/cookie-client.js'
 import { freePort, startIdp, type TestIdp } from './helpers/idp.js'
 import { startRogueIdp, type RogueIdp } from './helpers/rogue-idp.js'

@@ -1,6 +1,6 @@
 import { test } from 'tap'
 import type { Browser } from 'playwright-core'
-import { AppServer } from '@gatehouse/server'
+import { AppServer } from '@fastify-gatehouse/server'
 import { browserSkip, launch, loopbackContext } from './helpers/browser.js'
 import { freePort, startIdp } from './helpers/idp.js'
 

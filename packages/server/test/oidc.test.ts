@@ -1,6 +1,6 @@
 import { test } from 'tap'
 import { calculatePKCECodeChallenge } from 'openid-client'
-import { AppServer, OidcMethod } from '@gatehouse/server'
+import { AppServer, OidcMethod } from '@fastify-gatehouse/server'
 import { CookieClient } from './helpers/cookie-client.js'
 import { freePort, startIdp, type TestIdp } from './helpers/idp.js'
 

@@ -1,6 +1,6 @@
 import { test } from 'tap'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { RedisLockoutStore, RedisSessionStore } from '@gatehouse/redis'
+import { RedisLockoutStore, RedisSessionStore } from '@fastify-gatehouse/redis'
 import { needRedisServer } from '../../redis/test/helpers/redis.js'
 import { RedisProcess } from '../../redis/test/helpers/redis-process.js'
 import { freePort } from './helpers/idp.js'

@@ -1,7 +1,7 @@
 import { test } from 'tap'
 import type { FastifyBaseLogger } from 'fastify'
 import pino from 'pino'
-import { AppServer, RoutedApplication, route } from '@gatehouse/server'
+import { AppServer, RoutedApplication, route } from '@fastify-gatehouse/server'
 import { basic, hs256 } from './helpers/credentials.js'
 
 // Every credential the server sees, accepted or refused, through every way

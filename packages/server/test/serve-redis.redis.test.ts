@@ -3,7 +3,7 @@ import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
 import { once } from 'node:events'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { FileUserStore } from '@gatehouse/auth'
+import { FileUserStore } from '@fastify-gatehouse/auth'
 import { cleanPrefix, needRedis, REDIS_URL, testPrefix } from '../../redis/test/helpers/redis.js'
 
 const FIXTURE = fileURLToPath(new URL('./fixtures/gatehouse.ts', import.meta.url))

@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { FileUserStore } from '@gatehouse/auth'
+import { FileUserStore } from '@fastify-gatehouse/auth'
 
 const FIXTURE = fileURLToPath(new URL('./fixtures/gatehouse.ts', import.meta.url))
 const APP = fileURLToPath(new URL('./fixtures/shop-app.ts', import.meta.url))

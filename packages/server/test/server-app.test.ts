@@ -1,10 +1,10 @@
 import { test } from 'tap'
 import Fastify from 'fastify'
-import { middlewareChain } from '@gatehouse/core'
-import '@gatehouse/errors'
-import '@gatehouse/session'
-import { MemoryUserStore } from '@gatehouse/auth'
-import { PasswordMethod, serverApp } from '@gatehouse/server'
+import { middlewareChain } from '@fastify-gatehouse/core'
+import '@fastify-gatehouse/errors'
+import '@fastify-gatehouse/session'
+import { MemoryUserStore } from '@fastify-gatehouse/auth'
+import { PasswordMethod, serverApp } from '@fastify-gatehouse/server'
 
 const FAST = { N: 1024, r: 8, p: 1 }
 

@@ -1,8 +1,8 @@
 // AppServer recipes can name wellknown and cors; wellknown (150) refuses dot
 // paths before auth (400), while its documents go through the whole chain.
 import { test } from 'tap'
-import { Redirect } from '@gatehouse/core'
-import { AppServer, RoutedApplication, route } from '@gatehouse/server'
+import { Redirect } from '@fastify-gatehouse/core'
+import { AppServer, RoutedApplication, route } from '@fastify-gatehouse/server'
 
 class Site extends RoutedApplication {
   @route('/.env')

@@ -1,5 +1,5 @@
 import createError from '@fastify/error'
-import { HttpError } from '@gatehouse/core'
+import { HttpError } from '@fastify-gatehouse/core'
 
 /** The session options are inconsistent (e.g. SameSite=None without Secure); listed in docs/error-codes.md. */
 export const GATEHOUSE_SESSION_INVALID_OPTIONS = createError<[string]>(

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify'
 import { fastifyCookie } from '@fastify/cookie'
-import { Avatar, defineComponent, errorForLog } from '@gatehouse/core'
+import { Avatar, defineComponent, errorForLog } from '@fastify-gatehouse/core'
 import { checkUnavailable, GATEHOUSE_SESSION_INVALID_OPTIONS, storeUnavailable } from './errors.js'
 import { MemorySessionStore } from './memory-session-store.js'
 import { resolveSessionOptions, sessionOptionsSchema, type SessionOptions } from './options.js'
@@ -9,7 +9,7 @@ import { isSessionId, sessionKey } from './session-id.js'
 import type { SessionRecord, SessionStore } from './session-store.js'
 import { writeSession } from './write-session.js'
 
-declare module '@gatehouse/core' {
+declare module '@fastify-gatehouse/core' {
   interface RequestScope {
     /** The request's session (lazy); undefined when the session component is off. */
     session?: Session

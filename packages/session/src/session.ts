@@ -1,4 +1,4 @@
-import { parseTags } from '@gatehouse/core'
+import { parseTags } from '@fastify-gatehouse/core'
 import { newSessionId, sessionKey } from './session-id.js'
 import type { SessionRecord, SessionWriteCondition } from './session-store.js'
 

@@ -1,8 +1,8 @@
 import { test } from 'tap'
 import Fastify, { type FastifyInstance } from 'fastify'
-import { middlewareChain } from '@gatehouse/core'
-import '@gatehouse/errors'
-import { MemorySessionStore, Session, sessionKey, sessionPlugin, type CheckIdentity, type SessionRecord } from '@gatehouse/session'
+import { middlewareChain } from '@fastify-gatehouse/core'
+import '@fastify-gatehouse/errors'
+import { MemorySessionStore, Session, sessionKey, sessionPlugin, type CheckIdentity, type SessionRecord } from '@fastify-gatehouse/session'
 import { sessionCookie } from './helpers/build.js'
 
 async function build (checkIdentity: CheckIdentity, store = new MemorySessionStore()): Promise<FastifyInstance> {

@@ -1,5 +1,5 @@
 import { test } from 'tap'
-import { MemorySessionStore } from '@gatehouse/session'
+import { MemorySessionStore } from '@fastify-gatehouse/session'
 import { sessionStoreConformance } from './helpers/session-store-conformance.js'
 
 test('MemorySessionStore conformance', async (t) => {

@@ -1,8 +1,8 @@
 import { test } from 'tap'
 import { join } from 'node:path'
 import Fastify from 'fastify'
-import { loadRecipe, middlewareChain } from '@gatehouse/core'
-import { MemorySessionStore, sessionPlugin, type SessionRecord, type SessionWriteCondition, type SessionWriteResult } from '@gatehouse/session'
+import { loadRecipe, middlewareChain } from '@fastify-gatehouse/core'
+import { MemorySessionStore, sessionPlugin, type SessionRecord, type SessionWriteCondition, type SessionWriteResult } from '@fastify-gatehouse/session'
 import { build, sessionCookie } from './helpers/build.js'
 
 test('cookie attributes: HttpOnly, Path=/, SameSite, Secure when asked, no expiry', async (t) => {

@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest, RouteHandlerMethod } from 'fastify'
-import { Redirect } from '@gatehouse/core'
+import { Redirect } from '@fastify-gatehouse/core'
 import { GATEHOUSE_WELLKNOWN_INVALID_DOCUMENT, GATEHOUSE_WELLKNOWN_NOT_FOUND } from './errors.js'
 import type { WellKnownDocument, WellKnownValue } from './options.js'
 

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsync } from 'fastify'
-import { defineComponent } from '@gatehouse/core'
+import { defineComponent } from '@fastify-gatehouse/core'
 import { documentHandler } from './documents.js'
 import { isDotPath, targetPath, withoutQuery } from './dot-path.js'
 import { GATEHOUSE_WELLKNOWN_NOT_FOUND } from './errors.js'

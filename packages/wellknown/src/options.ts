@@ -1,13 +1,13 @@
 import { Type } from '@sinclair/typebox'
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import type { Redirect } from '@gatehouse/core'
+import type { Redirect } from '@fastify-gatehouse/core'
 
 /** What a function document returns: as a document value; `undefined`/`null` answers 404. */
 export type WellKnownValue = string | Redirect | Record<string, unknown> | unknown[] | null | undefined
 
 /**
  * A well-known document: a string (sent as `text/plain; charset=utf-8`), a
- * plain object or array (sent as JSON), a `Redirect` from @gatehouse/core
+ * plain object or array (sent as JSON), a `Redirect` from @fastify-gatehouse/core
  * (sent as its status and `Location`), or a function called per request
  * that returns one of those (or sends the reply itself).
  */

@@ -2,8 +2,8 @@
 // security.txt and the W3C change-password URL as the usual examples.
 import { test } from 'tap'
 import Fastify from 'fastify'
-import { Redirect } from '@gatehouse/core'
-import { wellknownPlugin } from '@gatehouse/wellknown'
+import { Redirect } from '@fastify-gatehouse/core'
+import { wellknownPlugin } from '@fastify-gatehouse/wellknown'
 import { build, SECURITY_TXT } from './helpers/build.js'
 
 test('a string is text/plain (security.txt, RFC 9116)', async (t) => {

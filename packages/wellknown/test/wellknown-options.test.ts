@@ -1,7 +1,7 @@
 import { test } from 'tap'
 import Fastify from 'fastify'
-import { recipeFromConfig } from '@gatehouse/core'
-import { wellknownDefaults, wellknownPlugin, resolveWellKnownOptions } from '@gatehouse/wellknown'
+import { recipeFromConfig } from '@fastify-gatehouse/core'
+import { wellknownDefaults, wellknownPlugin, resolveWellKnownOptions } from '@fastify-gatehouse/wellknown'
 import { build } from './helpers/build.js'
 
 test('defaults: no documents, every well-known name 404; order 150, off', async (t) => {

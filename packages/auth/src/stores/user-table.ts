@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto'
 import { Type } from '@sinclair/typebox'
-import { invalidTag, invalidTagMessage, parseTags } from '@gatehouse/core'
+import { invalidTag, invalidTagMessage, parseTags } from '@fastify-gatehouse/core'
 import { GATEHOUSE_AUTH_STORE_INPUT } from '../errors.js'
 import { DEFAULT_SCRYPT, hashPassword, parsePasswordHash, verifyAgainstDummy, verifyPassword, type ScryptParams } from '../password.js'
 import type { NewUser, UserRecord, UserStanding, VerifiedUser } from '../user-store.js'

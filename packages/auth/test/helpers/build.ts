@@ -1,7 +1,7 @@
 import Fastify, { type FastifyInstance } from 'fastify'
-import { middlewareChain } from '@gatehouse/core'
-import '@gatehouse/errors'
-import { authPlugin, type AuthOptions } from '@gatehouse/auth'
+import { middlewareChain } from '@fastify-gatehouse/core'
+import '@fastify-gatehouse/errors'
+import { authPlugin, type AuthOptions } from '@fastify-gatehouse/auth'
 
 export { authPlugin }
 

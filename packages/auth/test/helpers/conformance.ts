@@ -1,6 +1,6 @@
 import type { Test } from 'tap'
 import { setTimeout as sleep } from 'node:timers/promises'
-import type { ApiKeyStore, UserStore } from '@gatehouse/auth'
+import type { ApiKeyStore, UserStore } from '@fastify-gatehouse/auth'
 
 /** The contract every ApiKeyStore keeps; `make` gives a fresh, empty store. */
 export async function apiKeyStoreConformance (t: Test, make: () => Promise<ApiKeyStore>): Promise<void> {

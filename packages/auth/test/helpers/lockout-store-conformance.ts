@@ -1,5 +1,5 @@
 import type { Test } from 'tap'
-import { CLAIM_TTL_MS, type LockoutPolicy, type LockoutStore } from '@gatehouse/auth'
+import { CLAIM_TTL_MS, type LockoutPolicy, type LockoutStore } from '@fastify-gatehouse/auth'
 
 const policy = { maxAttempts: 5, backoff: 30, resetAfter: 3600 }
 

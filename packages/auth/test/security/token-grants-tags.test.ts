@@ -4,8 +4,8 @@
 // `allowSuperadmin`; every tag is in the rule grammar's alphabet.
 import { test } from 'tap'
 import { createHmac } from 'node:crypto'
-import { recipeFromConfig } from '@gatehouse/core'
-import { AuthCore, type AuthOptions } from '@gatehouse/auth'
+import { recipeFromConfig } from '@fastify-gatehouse/core'
+import { AuthCore, type AuthOptions } from '@fastify-gatehouse/auth'
 import { build } from '../helpers/build.js'
 
 const SECRET = 'a-very-long-shared-secret-of-32+bytes!'

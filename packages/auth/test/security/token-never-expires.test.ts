@@ -4,7 +4,7 @@
 // an `iat` ahead of the clock (beyond the tolerance) is refused.
 import { test, type Test } from 'tap'
 import { createHmac } from 'node:crypto'
-import { AuthCore, type AuthOptions } from '@gatehouse/auth'
+import { AuthCore, type AuthOptions } from '@fastify-gatehouse/auth'
 import { build } from '../helpers/build.js'
 
 const SECRET = 'a-very-long-shared-secret-of-32+bytes!'

@@ -2,11 +2,11 @@ import { createReadStream, mkdtempSync, readFileSync, rmSync, utimesSync, writeF
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import Fastify, { type FastifyInstance } from 'fastify'
-import { middlewareChain } from '@gatehouse/core'
-import '@gatehouse/errors'
+import { middlewareChain } from '@fastify-gatehouse/core'
+import '@fastify-gatehouse/errors'
 // A value import: the component joins the registry when the package loads.
-import '@gatehouse/cache'
-import type { CacheOptions } from '@gatehouse/cache'
+import '@fastify-gatehouse/cache'
+import type { CacheOptions } from '@fastify-gatehouse/cache'
 
 /** 2021-05-04T03:02:01Z, a whole second so Last-Modified round-trips. */
 export const MTIME = new Date(Date.UTC(2021, 4, 4, 3, 2, 1))

@@ -1,9 +1,9 @@
 import Fastify, { type FastifyInstance } from 'fastify'
-import { middlewareChain } from '@gatehouse/core'
-import '@gatehouse/errors'
+import { middlewareChain } from '@fastify-gatehouse/core'
+import '@fastify-gatehouse/errors'
 // A value import: the component joins the registry when the package loads.
-import '@gatehouse/compression'
-import type { CompressionOptions } from '@gatehouse/compression'
+import '@fastify-gatehouse/compression'
+import type { CompressionOptions } from '@fastify-gatehouse/compression'
 
 /** Text that compresses well, of exactly `bytes` bytes (ASCII). */
 export function text (bytes: number): string {

@@ -1,4 +1,4 @@
-import { Avatar, ComponentRegistry, defineComponent } from '@gatehouse/core'
+import { Avatar, ComponentRegistry, defineComponent } from '@fastify-gatehouse/core'
 
 /**
  * A registry holding an auth stand-in at order 400: the header

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify'
-import { ComponentRegistry, defineComponent } from '@gatehouse/core'
+import { ComponentRegistry, defineComponent } from '@fastify-gatehouse/core'
 
 export const REQUEST_HOOKS = ['onRequest', 'preParsing', 'preValidation', 'preHandler'] as const
 export const RESPONSE_HOOKS = ['preSerialization', 'onSend', 'onResponse'] as const

@@ -4,7 +4,7 @@
 // rule that cannot be enforced is a boot error naming the route.
 import { test, type Test } from 'tap'
 import Fastify, { type FastifyInstance, type RouteShorthandOptions } from 'fastify'
-import { middlewareChain, trackRouteRules } from '@gatehouse/core'
+import { middlewareChain, trackRouteRules } from '@fastify-gatehouse/core'
 import { fakeAuthRegistry } from '../helpers/fake-auth.js'
 
 // An auth stand-in: `x-user: name:tag1,tag2` becomes the caller.

@@ -3,7 +3,7 @@
 // or nested in another parameter's value; header names containing
 // `session`; raw request bytes on an error.
 import { test } from 'tap'
-import { errorForLog, redactHeaders, redactPath, redactQuery, redactText } from '@gatehouse/core'
+import { errorForLog, redactHeaders, redactPath, redactQuery, redactText } from '@fastify-gatehouse/core'
 
 const JWT = 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJhbGljZSJ9.c2lnbmF0dXJlU0VDUkVU'
 const JWE = 'eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIn0..aXZpdg.Y2lwaGVydGV4dA.dGFnU0VDUkVU'

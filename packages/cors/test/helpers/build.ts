@@ -1,9 +1,9 @@
 import Fastify, { type FastifyInstance } from 'fastify'
-import { middlewareChain, type Recipe } from '@gatehouse/core'
-import '@gatehouse/errors'
-import '@gatehouse/auth'
-import '@gatehouse/cors'
-import type { CorsOptions } from '@gatehouse/cors'
+import { middlewareChain, type Recipe } from '@fastify-gatehouse/core'
+import '@fastify-gatehouse/errors'
+import '@fastify-gatehouse/auth'
+import '@fastify-gatehouse/cors'
+import type { CorsOptions } from '@fastify-gatehouse/cors'
 
 export const TOKEN = 'a-static-bearer-token-for-the-cors-tests'
 

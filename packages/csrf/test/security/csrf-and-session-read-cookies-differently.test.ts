@@ -65,7 +65,7 @@ test('a cookie csrf sees under the session\'s name but the session cannot use is
 test('the app\'s own @fastify/cookie, registered before the chain, is the one parser', async (t) => {
   const { default: Fastify } = await import('fastify')
   const { fastifyCookie } = await import('@fastify/cookie')
-  const { middlewareChain } = await import('@gatehouse/core')
+  const { middlewareChain } = await import('@fastify-gatehouse/core')
   const app = Fastify()
   // A custom decode, to prove csrf reads cookies through the app's parser
   // (@fastify/cookie passes parseOptions to cookie's parse; its types name

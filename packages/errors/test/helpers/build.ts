@@ -1,8 +1,8 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify'
 import pino from 'pino'
-import { middlewareChain } from '@gatehouse/core'
+import { middlewareChain } from '@fastify-gatehouse/core'
 // A value import: the component joins the registry when the package loads.
-import { errorsPlugin, type ErrorsOptions } from '@gatehouse/errors'
+import { errorsPlugin, type ErrorsOptions } from '@fastify-gatehouse/errors'
 
 export interface LogLine { level: number, msg: string, err?: { message?: string, type?: string }, [key: string]: unknown }
 

@@ -5,9 +5,9 @@
 import { test } from 'tap'
 import Fastify, { LogController, type FastifyBaseLogger } from 'fastify'
 import pino from 'pino'
-import { middlewareChain } from '@gatehouse/core'
-import '@gatehouse/errors'
-import '@gatehouse/logging'
+import { middlewareChain } from '@fastify-gatehouse/core'
+import '@fastify-gatehouse/errors'
+import '@fastify-gatehouse/logging'
 
 const JWT = 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJhbGljZSJ9.UEFUSFNJR05BVFVSRQ'
 const NESTED_JWT = 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJib2IifQ.TkVTVEVEU0lHTkFUVVJF'

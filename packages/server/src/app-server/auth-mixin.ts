@@ -1,4 +1,4 @@
-import { MemoryApiKeyStore, MemoryUserStore, type ApiKeyStore, type AuthOptions, type JwtVerifierOptions, type UserStore } from '@gatehouse/auth'
+import { MemoryApiKeyStore, MemoryUserStore, type ApiKeyStore, type AuthOptions, type JwtVerifierOptions, type UserStore } from '@fastify-gatehouse/auth'
 import { SUPERADMIN } from '../server-app/admin-api.js'
 import type { ServerAuthParts, ServerBase, ServerBaseOptions } from './server-base.js'
 

@@ -1,6 +1,6 @@
 import type { Server } from 'node:http'
 import type { FastifyBaseLogger, FastifyHttpOptions } from 'fastify'
-import type { ResolvedServerLimits } from '@gatehouse/core'
+import type { ResolvedServerLimits } from '@fastify-gatehouse/core'
 
 // Node checks request and headers timeouts on a timer (30 s by default),
 // so a 1 s timeout could hold a socket for 31 s: the timer runs at a quarter

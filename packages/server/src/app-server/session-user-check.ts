@@ -1,6 +1,6 @@
-import type { ComponentSetting } from '@gatehouse/core'
-import type { UserStore } from '@gatehouse/auth'
-import type { CheckIdentity } from '@gatehouse/session'
+import type { ComponentSetting } from '@fastify-gatehouse/core'
+import type { UserStore } from '@fastify-gatehouse/auth'
+import type { CheckIdentity } from '@fastify-gatehouse/session'
 
 /** The `via` of sessions signed in by the password method (`PasswordMethod.id`). */
 const PASSWORD = 'password'

@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util'
-import { FileApiKeyStore } from '@gatehouse/auth'
+import { FileApiKeyStore } from '@fastify-gatehouse/auth'
 import { parseExpiry } from './duration.js'
 import { onlyArgument, UsageError, type CliIo } from './io.js'
 import { keysFile, storeDir } from './store-paths.js'

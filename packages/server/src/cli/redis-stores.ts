@@ -1,10 +1,10 @@
 import { Type } from '@sinclair/typebox'
-import { GATEHOUSE_CORE_INVALID_OPTIONS } from '@gatehouse/core'
-import type { RedisLockoutStore, RedisSessionStore } from '@gatehouse/redis'
+import { GATEHOUSE_CORE_INVALID_OPTIONS } from '@fastify-gatehouse/core'
+import type { RedisLockoutStore, RedisSessionStore } from '@fastify-gatehouse/redis'
 
-// @gatehouse/redis (and ioredis) load only when a config file names a Redis
+// @fastify-gatehouse/redis (and ioredis) load only when a config file names a Redis
 // store: other CLI commands and memory-store servers start without them.
-const redisPackage = async () => await import('@gatehouse/redis')
+const redisPackage = async () => await import('@fastify-gatehouse/redis')
 
 /** A store in a config file: `{ redis: 'redis://host:port/db', prefix? }`. */
 export interface RedisStoreConfig { redis: string, prefix?: string }

@@ -1,5 +1,5 @@
-import { invalidTag, invalidTagMessage, parseTags } from '@gatehouse/core'
-import { GATEHOUSE_AUTH_STORE_INPUT } from '@gatehouse/auth'
+import { invalidTag, invalidTagMessage, parseTags } from '@fastify-gatehouse/core'
+import { GATEHOUSE_AUTH_STORE_INPUT } from '@fastify-gatehouse/auth'
 
 /**
  * The `--tags a,b` flag, checked before anything is asked or written: a tag

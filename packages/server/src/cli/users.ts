@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util'
-import { FileUserStore } from '@gatehouse/auth'
+import { FileUserStore } from '@fastify-gatehouse/auth'
 import { onlyArgument, UsageError, type CliIo } from './io.js'
 import { readNewPassword } from './password-input.js'
 import { storeDir, usersFile } from './store-paths.js'

@@ -1,8 +1,8 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { errorForLog, HttpError, invalidTag, invalidTagMessage, parseTags, SUPERADMIN } from '@gatehouse/core'
-import type { ApiKeyStore, UserStore } from '@gatehouse/auth'
+import { errorForLog, HttpError, invalidTag, invalidTagMessage, parseTags, SUPERADMIN } from '@fastify-gatehouse/core'
+import type { ApiKeyStore, UserStore } from '@fastify-gatehouse/auth'
 
-/** The tag of the bootstrapped administrator; only it may use the admin API (defined in @gatehouse/core, where auth reads it too). */
+/** The tag of the bootstrapped administrator; only it may use the admin API (defined in @fastify-gatehouse/core, where auth reads it too). */
 export { SUPERADMIN }
 
 /** A request body names a tag outside the rule grammar's alphabet (400). */

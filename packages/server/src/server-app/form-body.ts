@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify'
-import { HttpError } from '@gatehouse/core'
+import { HttpError } from '@fastify-gatehouse/core'
 
 export const DUPLICATE_FIELD = 'GATEHOUSE_SERVER_DUPLICATE_FIELD'
 

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify'
-import { safeNextPath } from '@gatehouse/core'
+import { safeNextPath } from '@fastify-gatehouse/core'
 import type { LoginMethodDescription } from './auth-method.js'
 import { escapeHtml, PAGE_HEADERS } from './html.js'
 import { LOGIN_CSS, LOGIN_JS } from './login-page-assets.js'

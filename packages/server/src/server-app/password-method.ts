@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify'
-import type { Session } from '@gatehouse/session'
-import { HttpError, safeNextPath } from '@gatehouse/core'
-import { MemoryLockoutStore, type LockoutPolicy, type LockoutStore, type UserStore, type VerifiedUser } from '@gatehouse/auth'
+import type { Session } from '@fastify-gatehouse/session'
+import { HttpError, safeNextPath } from '@fastify-gatehouse/core'
+import { MemoryLockoutStore, type LockoutPolicy, type LockoutStore, type UserStore, type VerifiedUser } from '@fastify-gatehouse/auth'
 import type { AuthMethod, LoginMethodDescription } from './auth-method.js'
 import { acceptFormBodies, isBrowserForm } from './form-body.js'
 

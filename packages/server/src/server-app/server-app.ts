@@ -1,7 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify'
-import type { Session } from '@gatehouse/session'
-import { HttpError } from '@gatehouse/core'
-import type { ApiKeyStore, UserStore } from '@gatehouse/auth'
+import type { Session } from '@fastify-gatehouse/session'
+import { HttpError } from '@fastify-gatehouse/core'
+import type { ApiKeyStore, UserStore } from '@fastify-gatehouse/auth'
 import { registerAdminApi } from './admin-api.js'
 import type { AuthMethod } from './auth-method.js'
 import { acceptFormBodies, isBrowserForm } from './form-body.js'
@@ -26,7 +26,7 @@ export interface ServerAppOptions {
  */
 export const serverApp: FastifyPluginAsync<ServerAppOptions> = async function serverApp (app, options) {
   const mountPath = options.mountPath ?? '/_server'
-  if (!app.hasPlugin('@gatehouse/session')) {
+  if (!app.hasPlugin('@fastify-gatehouse/session')) {
     throw new TypeError('the _server app needs the session component: register it (or turn it on in the chain) first')
   }
   const ids = new Set<string>()

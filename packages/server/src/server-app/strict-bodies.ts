@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifySchemaValidationError, RouteOptions } from 'fastify'
 import AjvCompiler from '@fastify/ajv-compiler'
-import { HttpError } from '@gatehouse/core'
+import { HttpError } from '@fastify-gatehouse/core'
 
 export const UNKNOWN_FIELD = 'GATEHOUSE_SERVER_UNKNOWN_FIELD'
 

@@ -1,4 +1,4 @@
-import { MemoryUserStore, type UserStore, type VerifiedUser } from '@gatehouse/auth'
+import { MemoryUserStore, type UserStore, type VerifiedUser } from '@fastify-gatehouse/auth'
 
 const FAST = { N: 1024, r: 8, p: 1 }
 

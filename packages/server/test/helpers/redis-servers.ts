@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify'
-import { MemoryUserStore } from '@gatehouse/auth'
-import type { LockoutStore, UserStore } from '@gatehouse/auth'
-import type { SessionStore } from '@gatehouse/session'
-import { AppServer } from '@gatehouse/server'
+import { MemoryUserStore } from '@fastify-gatehouse/auth'
+import type { LockoutStore, UserStore } from '@fastify-gatehouse/auth'
+import type { SessionStore } from '@fastify-gatehouse/session'
+import { AppServer } from '@fastify-gatehouse/server'
 
 const FAST = { N: 1024, r: 8, p: 1 }
 

@@ -1,9 +1,9 @@
 import type { Test } from 'tap'
 import { PassThrough } from 'node:stream'
 import { join } from 'node:path'
-import { FileUserStore } from '@gatehouse/auth'
-import type { SessionStore } from '@gatehouse/session'
-import { runCli } from '@gatehouse/server'
+import { FileUserStore } from '@fastify-gatehouse/auth'
+import type { SessionStore } from '@fastify-gatehouse/session'
+import { runCli } from '@fastify-gatehouse/server'
 import { get, login, sessionCookie, startInstance, type Instance } from './redis-servers.js'
 
 export const FAST = { N: 1024, r: 8, p: 1 }

@@ -4,8 +4,8 @@
 // forty failures without ever being locked. A success now forgets the
 // identity's failures only; the address keeps its count.
 import { test, type Test } from 'tap'
-import { MemoryUserStore } from '@gatehouse/auth'
-import { AppServer } from '@gatehouse/server'
+import { MemoryUserStore } from '@fastify-gatehouse/auth'
+import { AppServer } from '@fastify-gatehouse/server'
 import { login } from '../helpers/redis-servers.js'
 
 const FAST = { N: 1024, r: 8, p: 1 }

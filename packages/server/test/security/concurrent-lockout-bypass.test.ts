@@ -5,9 +5,9 @@
 // attempts overlap for certain: with the old check-then-count every one of
 // them reaches the gate and is checked; now at most maxAttempts are.
 import { test, type Test } from 'tap'
-import type { LockoutStore } from '@gatehouse/auth'
-import { RedisLockoutStore, RedisSessionStore } from '@gatehouse/redis'
-import { AppServer } from '@gatehouse/server'
+import type { LockoutStore } from '@fastify-gatehouse/auth'
+import { RedisLockoutStore, RedisSessionStore } from '@fastify-gatehouse/redis'
+import { AppServer } from '@fastify-gatehouse/server'
 import { cleanPrefix, needRedis, REDIS_URL, testPrefix } from '../../../redis/test/helpers/redis.js'
 import { GatedUsers, until } from '../helpers/gated-users.js'
 import { login } from '../helpers/redis-servers.js'

@@ -8,7 +8,7 @@
 import { test } from 'tap'
 import { rawRequest } from '../../../auth/test/helpers/raw-request.js'
 import type { FastifyRequest } from 'fastify'
-import { AppServer, RoutedApplication, route } from '@gatehouse/server'
+import { AppServer, RoutedApplication, route } from '@fastify-gatehouse/server'
 
 class Shop extends RoutedApplication {
   @route('/orders', { authRule: 'ops' })

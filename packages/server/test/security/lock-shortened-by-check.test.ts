@@ -4,11 +4,11 @@
 // password check, so the two readings differ by exactly that.
 import { test } from 'tap'
 import Fastify from 'fastify'
-import { middlewareChain } from '@gatehouse/core'
-import '@gatehouse/errors'
-import '@gatehouse/session'
-import { MemoryUserStore, type VerifiedUser } from '@gatehouse/auth'
-import { PasswordMethod, serverApp } from '@gatehouse/server'
+import { middlewareChain } from '@fastify-gatehouse/core'
+import '@fastify-gatehouse/errors'
+import '@fastify-gatehouse/session'
+import { MemoryUserStore, type VerifiedUser } from '@fastify-gatehouse/auth'
+import { PasswordMethod, serverApp } from '@fastify-gatehouse/server'
 
 class SlowClockUsers extends MemoryUserStore {
   constructor (readonly clock: { now: number }) { super({ scrypt: { N: 1024, r: 8, p: 1 } }) }

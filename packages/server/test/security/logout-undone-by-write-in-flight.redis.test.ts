@@ -3,10 +3,10 @@
 // (logout on B while A has requests in flight that write the session).
 import { test, type Test } from 'tap'
 import Fastify, { type FastifyInstance } from 'fastify'
-import { middlewareChain } from '@gatehouse/core'
-import '@gatehouse/errors'
-import { sessionKey } from '@gatehouse/session'
-import { RedisSessionStore } from '@gatehouse/redis'
+import { middlewareChain } from '@fastify-gatehouse/core'
+import '@fastify-gatehouse/errors'
+import { sessionKey } from '@fastify-gatehouse/session'
+import { RedisSessionStore } from '@fastify-gatehouse/redis'
 import { cleanPrefix, needRedis, REDIS_URL, testPrefix } from '../../../redis/test/helpers/redis.js'
 import { aliceStore, get, login, sessionCookie, startInstance, type Instance } from '../helpers/redis-servers.js'
 

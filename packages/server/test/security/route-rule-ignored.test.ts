@@ -4,7 +4,7 @@
 // alike after the chain, and either one before it fails ready() naming the route.
 import { test } from 'tap'
 import type { RouteShorthandOptions } from 'fastify'
-import { AppServer } from '@gatehouse/server'
+import { AppServer } from '@fastify-gatehouse/server'
 import { basic } from '../helpers/credentials.js'
 
 const SPELLINGS: ReadonlyArray<[string, RouteShorthandOptions]> = [

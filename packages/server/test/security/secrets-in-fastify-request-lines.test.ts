@@ -7,8 +7,8 @@ import { test } from 'tap'
 import type { FastifyBaseLogger } from 'fastify'
 import Fastify from 'fastify'
 import pino from 'pino'
-import { RedactingLogController } from '@gatehouse/logging'
-import { AppServer, RoutedApplication, route } from '@gatehouse/server'
+import { RedactingLogController } from '@fastify-gatehouse/logging'
+import { AppServer, RoutedApplication, route } from '@fastify-gatehouse/server'
 import { hs256 } from '../helpers/credentials.js'
 
 const JWT = hs256({ sub: 'someone', exp: 4_000_000_000 }, 'a-secret-of-at-least-thirty-two-bytes')

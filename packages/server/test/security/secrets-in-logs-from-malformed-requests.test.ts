@@ -10,7 +10,7 @@ import { test } from 'tap'
 import type { AddressInfo } from 'node:net'
 import type { FastifyBaseLogger } from 'fastify'
 import pino from 'pino'
-import { AppServer, RoutedApplication, route } from '@gatehouse/server'
+import { AppServer, RoutedApplication, route } from '@fastify-gatehouse/server'
 import { basic, hs256 } from '../helpers/credentials.js'
 import { rawExchange, statusOf } from '../helpers/raw-http.js'
 
@@ -78,9 +78,9 @@ test('malformed requests carrying credentials leave nothing of them in the logs,
   }
 })
 
-test('the handler alone: a Fastify app using @gatehouse/logging\'s clientErrorHandler', async (t) => {
+test('the handler alone: a Fastify app using @fastify-gatehouse/logging\'s clientErrorHandler', async (t) => {
   const { default: Fastify } = await import('fastify')
-  const { clientErrorHandler } = await import('@gatehouse/logging')
+  const { clientErrorHandler } = await import('@fastify-gatehouse/logging')
   const raw: string[] = []
   const app = Fastify({ loggerInstance: pino({ level: 'trace' }, { write: (line: string) => { raw.push(line) } }) as FastifyBaseLogger, clientErrorHandler })
   app.get('/', async () => 'ok')

@@ -5,7 +5,7 @@
 // or clears the session cookie, or names the id, has Cache-Control: no-store.
 import { test } from 'tap'
 import type { FastifyInstance } from 'fastify'
-import { AppServer } from '@gatehouse/server'
+import { AppServer } from '@fastify-gatehouse/server'
 
 async function build () {
   const server = new AppServer({ users: { alice: { password: 'alice-Pa55word', tags: 'member' } }, login: true })

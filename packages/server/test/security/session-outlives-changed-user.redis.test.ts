@@ -3,7 +3,7 @@
 // A user changed through B's admin API, or with the CLI on the shared file,
 // loses what their sessions allowed on both.
 import { test, type Test } from 'tap'
-import { RedisSessionStore } from '@gatehouse/redis'
+import { RedisSessionStore } from '@fastify-gatehouse/redis'
 import { cleanPrefix, needRedis, REDIS_URL, testPrefix } from '../../../redis/test/helpers/redis.js'
 import { get } from '../helpers/redis-servers.js'
 import { admin, ADMIN_PASSWORD, cli, raceChange, eventually, fileInstance, signIn, usersFile } from '../helpers/user-changes.js'

@@ -2,8 +2,8 @@
 // left their sessions fully authorised. One instance, sessions in memory,
 // users in a users.json that the CLI and other stores change too.
 import { test, type Test } from 'tap'
-import { FileUserStore } from '@gatehouse/auth'
-import { MemorySessionStore } from '@gatehouse/session'
+import { FileUserStore } from '@fastify-gatehouse/auth'
+import { MemorySessionStore } from '@fastify-gatehouse/session'
 import { get, login } from '../helpers/redis-servers.js'
 import { admin, ADMIN_PASSWORD, cli, raceChange, eventually, FAST, fileInstance, signIn, usersFile } from '../helpers/user-changes.js'
 

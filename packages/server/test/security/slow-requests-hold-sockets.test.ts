@@ -8,7 +8,7 @@ import { test } from 'tap'
 import { spawn } from 'node:child_process'
 import type { AddressInfo } from 'node:net'
 import { fileURLToPath } from 'node:url'
-import { AppServer, RoutedApplication, route } from '@gatehouse/server'
+import { AppServer, RoutedApplication, route } from '@fastify-gatehouse/server'
 import { openRaw, statusOf, trickle, untilClosed, type RawConnection } from '../helpers/raw-http.js'
 
 let release: () => void = () => {}

@@ -6,8 +6,8 @@
 import { test } from 'tap'
 import type { FastifyInstance, InjectOptions } from 'fastify'
 import Fastify from 'fastify'
-import { middlewareChain } from '@gatehouse/core'
-import { AppServer, serverApp, type AuthMethod } from '@gatehouse/server'
+import { middlewareChain } from '@fastify-gatehouse/core'
+import { AppServer, serverApp, type AuthMethod } from '@fastify-gatehouse/server'
 
 const HOST = 'gatehouse.example'
 const SAME_ORIGIN = { host: HOST, origin: `http://${HOST}`, 'sec-fetch-site': 'same-origin' }

@@ -1,8 +1,8 @@
 import Fastify, { type FastifyInstance } from 'fastify'
-import { middlewareChain, type Recipe } from '@gatehouse/core'
-import '@gatehouse/errors'
-import '@gatehouse/auth'
-import { MemorySessionStore, type SessionOptions, type SessionRecord, type SessionStore, type SessionWriteCondition, type SessionWriteResult } from '@gatehouse/session'
+import { middlewareChain, type Recipe } from '@fastify-gatehouse/core'
+import '@fastify-gatehouse/errors'
+import '@fastify-gatehouse/auth'
+import { MemorySessionStore, type SessionOptions, type SessionRecord, type SessionStore, type SessionWriteCondition, type SessionWriteResult } from '@fastify-gatehouse/session'
 
 /** A memory store that counts what the component asks of it. */
 export class CountingStore extends MemorySessionStore {

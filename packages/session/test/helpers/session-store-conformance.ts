@@ -1,5 +1,5 @@
 import type { Test } from 'tap'
-import type { SessionRecord, SessionStore } from '@gatehouse/session'
+import type { SessionRecord, SessionStore } from '@fastify-gatehouse/session'
 
 const record = (identity: string | null, expiresAt: number, data: Record<string, unknown> = {}, version = 1): SessionRecord =>
   ({ identity, tags: identity === null ? [] : ['t'], data, createdAt: Date.now(), expiresAt, version, via: identity === null ? null : 'password', stamp: identity === null ? null : 's1' })

@@ -2,9 +2,9 @@
 // that loaded the session before a logout must not write it back after.
 import { test } from 'tap'
 import Fastify, { type FastifyInstance } from 'fastify'
-import { middlewareChain } from '@gatehouse/core'
-import '@gatehouse/errors'
-import { MemorySessionStore, sessionKey, type SessionStore } from '@gatehouse/session'
+import { middlewareChain } from '@fastify-gatehouse/core'
+import '@fastify-gatehouse/errors'
+import { MemorySessionStore, sessionKey, type SessionStore } from '@fastify-gatehouse/session'
 import { sessionCookie } from '../helpers/build.js'
 
 /** A gate a handler waits at, opened by the test. */

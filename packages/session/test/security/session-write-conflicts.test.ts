@@ -4,9 +4,9 @@
 // the identity and tags it carried can never be restored by it.
 import { test } from 'tap'
 import Fastify, { type FastifyInstance } from 'fastify'
-import { middlewareChain } from '@gatehouse/core'
-import '@gatehouse/errors'
-import { MemorySessionStore, sessionKey, type SessionRecord, type SessionStore, type SessionWriteCondition, type SessionWriteResult } from '@gatehouse/session'
+import { middlewareChain } from '@fastify-gatehouse/core'
+import '@fastify-gatehouse/errors'
+import { MemorySessionStore, sessionKey, type SessionRecord, type SessionStore, type SessionWriteCondition, type SessionWriteResult } from '@fastify-gatehouse/session'
 import { sessionCookie } from '../helpers/build.js'
 
 async function build (store: SessionStore): Promise<{ app: FastifyInstance, release: () => void, entered: () => number }> {

@@ -1,8 +1,8 @@
 import Fastify, { type FastifyInstance } from 'fastify'
-import { middlewareChain, type Recipe } from '@gatehouse/core'
-import '@gatehouse/errors'
-import '@gatehouse/wellknown'
-import type { WellKnownOptions } from '@gatehouse/wellknown'
+import { middlewareChain, type Recipe } from '@fastify-gatehouse/core'
+import '@fastify-gatehouse/errors'
+import '@fastify-gatehouse/wellknown'
+import type { WellKnownOptions } from '@fastify-gatehouse/wellknown'
 
 export const SECURITY_TXT = 'Contact: mailto:security@example.com\nExpires: 2030-01-01T00:00:00.000Z\nPreferred-Languages: en\n'
 
