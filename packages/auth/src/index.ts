@@ -52,7 +52,7 @@ const auth: FastifyPluginAsync<AuthOptions> = async function auth (app, options)
  */
 export const authPlugin = defineComponent<AuthOptions>({
   name: 'auth',
-  order: ORDER.authentication,
+  order: ORDER.auth,
   schema: authOptionsSchema,
   plugin: auth
 })

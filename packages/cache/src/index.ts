@@ -96,7 +96,7 @@ const cache: FastifyPluginAsync<CacheOptions> = async function cache (app, optio
  */
 export const cachePlugin = defineComponent<CacheOptions>({
   name: 'cache',
-  order: ORDER.transformation,
+  order: ORDER.cache,
   schema: cacheOptionsSchema,
   plugin: cache
 })

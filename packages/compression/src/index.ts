@@ -157,7 +157,7 @@ const compression: FastifyPluginAsync<CompressionOptions> = async function compr
  */
 export const compressionPlugin = defineComponent<CompressionOptions>({
   name: 'compression',
-  order: ORDER.transformation,
+  order: ORDER.compression,
   schema: compressionOptionsSchema,
   plugin: compression
 })

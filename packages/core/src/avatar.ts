@@ -1,4 +1,5 @@
 import { parseTags } from './tags.js'
+import { GATEHOUSE_CORE_INVALID_AVATAR } from './errors.js'
 
 /** How an {@link Avatar} is built. */
 export interface AvatarInit {
@@ -26,10 +27,10 @@ export class Avatar {
 
   constructor (identity: string, init: AvatarInit) {
     if (typeof identity !== 'string' || identity === '') {
-      throw new TypeError('Avatar identity must be a non-empty string')
+      throw new GATEHOUSE_CORE_INVALID_AVATAR('the identity must be a non-empty string')
     }
     if (init === null || typeof init !== 'object' || typeof init.backend !== 'string' || init.backend === '') {
-      throw new TypeError('Avatar needs a backend name, e.g. new Avatar(id, { backend: "basic" })')
+      throw new GATEHOUSE_CORE_INVALID_AVATAR('it needs a backend name, e.g. new Avatar(id, { backend: "basic" })')
     }
     const tags = parseTags(init.tags)
     this.identity = identity

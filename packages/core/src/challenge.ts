@@ -1,13 +1,15 @@
+import { GATEHOUSE_CORE_INVALID_CHALLENGE } from './errors.js'
+import { isToken } from './http-syntax.js'
+
 // RFC 9110 §5.6.4 quoted-string: backslash and double quote are escaped;
 // control characters cannot be represented and are refused.
-// eslint-disable-next-line no-control-regex
+// eslint-disable-next-line no-control-regex -- the control characters are the point
 const NOT_QUOTABLE = /[\x00-\x08\x0a-\x1f\x7f]/
-const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/
 
-/** Quotes `value` as an RFC 9110 quoted-string. Throws `TypeError` on control characters. */
+/** Quotes `value` as an RFC 9110 quoted-string. Throws `GATEHOUSE_CORE_INVALID_CHALLENGE` on control characters. */
 export function quoteString (value: string): string {
   if (NOT_QUOTABLE.test(value)) {
-    throw new TypeError('a quoted header parameter cannot contain control characters')
+    throw new GATEHOUSE_CORE_INVALID_CHALLENGE('a quoted parameter value cannot contain control characters')
   }
   return '"' + value.replace(/[\\"]/g, '\\$&') + '"'
 }
@@ -19,11 +21,11 @@ export function quoteString (value: string): string {
  * quoted; parameters whose value is `undefined` are left out.
  */
 export function formatChallenge (scheme: string, params: Readonly<Record<string, string | undefined>> = {}): string {
-  if (!TOKEN.test(scheme)) throw new TypeError(`invalid auth scheme ${JSON.stringify(scheme)}`)
+  if (!isToken(scheme)) throw new GATEHOUSE_CORE_INVALID_CHALLENGE(`the auth scheme ${JSON.stringify(scheme)} is not a token`)
   const parts: string[] = []
   for (const [name, value] of Object.entries(params)) {
     if (value === undefined) continue
-    if (!TOKEN.test(name)) throw new TypeError(`invalid auth parameter name ${JSON.stringify(name)}`)
+    if (!isToken(name)) throw new GATEHOUSE_CORE_INVALID_CHALLENGE(`the auth parameter name ${JSON.stringify(name)} is not a token`)
     parts.push(`${name}=${quoteString(value)}`)
   }
   return parts.length === 0 ? scheme : `${scheme} ${parts.join(', ')}`

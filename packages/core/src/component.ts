@@ -5,14 +5,27 @@ import { GATEHOUSE_CORE_DUPLICATE_COMPONENT, GATEHOUSE_CORE_INVALID_COMPONENT } 
 import { validateOptions } from './validate.js'
 import { ensureScope } from './scope.js'
 
-/** The order ranges of DESIGN §3; lower orders see the request first. */
+/**
+ * Chain positions. The ranges of DESIGN §3 (`core` … `transformation`) are
+ * for your own components; the named entries are the built-in components'
+ * places, so no package writes its order as a bare number. Lower orders
+ * see the request first and the response last.
+ */
 export const ORDER = Object.freeze({
   core: 100,
+  errors: 100,
+  wellknown: 150,
   logging: 200,
   security: 300,
+  cors: 300,
+  csrf: 310,
   authentication: 400,
+  auth: 400,
+  session: 450,
   custom: 500,
-  transformation: 900
+  transformation: 900,
+  cache: 900,
+  compression: 900
 })
 
 // Keys Fastify itself reads from the options of `app.register`.

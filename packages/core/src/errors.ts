@@ -47,6 +47,22 @@ export const GATEHOUSE_CORE_ROUTES_BEFORE_CHAIN = createError<[string, string]>(
   'GATEHOUSE_CORE_ROUTES_BEFORE_CHAIN',
   'Routes were declared before %s, so an authRule on them (config.authRule or the authRule shorthand) could not be seen; declare routes after middlewareChain, or call trackRouteRules(app) right after creating the instance. Routes:\n%s', 500, TypeError)
 
+/** `new Avatar(…)` was given no identity or no backend. */
+export const GATEHOUSE_CORE_INVALID_AVATAR = createError<[string]>(
+  'GATEHOUSE_CORE_INVALID_AVATAR', 'Invalid Avatar: %s', 500, TypeError)
+
+/** `parseTags` (or a `tags` option) was given something other than a string or a list of strings. */
+export const GATEHOUSE_CORE_INVALID_TAGS = createError<[string]>(
+  'GATEHOUSE_CORE_INVALID_TAGS', 'Invalid tags: %s', 500, TypeError)
+
+/** An `HttpError` or `Redirect` was built with a status, header or location it cannot send. */
+export const GATEHOUSE_CORE_INVALID_HTTP_ERROR = createError<[string]>(
+  'GATEHOUSE_CORE_INVALID_HTTP_ERROR', 'Invalid HttpError or Redirect: %s', 500, TypeError)
+
+/** A `WWW-Authenticate` challenge cannot be written: a scheme or parameter name that is not a token, or a control character in a value. */
+export const GATEHOUSE_CORE_INVALID_CHALLENGE = createError<[string]>(
+  'GATEHOUSE_CORE_INVALID_CHALLENGE', 'Invalid challenge: %s', 500, TypeError)
+
 // Request failures: coded errors with a 4xx status, answered by the errors component.
 
 /** The caller is anonymous or does not satisfy the route's `authRule`. */

@@ -1,4 +1,6 @@
 import { STATUS_CODES } from 'node:http'
+import { GATEHOUSE_CORE_INVALID_HTTP_ERROR } from './errors.js'
+import { isToken } from './http-syntax.js'
 
 /** Extra headers an error response carries, e.g. `WWW-Authenticate` or `Retry-After`. */
 export type ErrorHeaders = Readonly<Record<string, string | readonly string[]>>
@@ -16,7 +18,6 @@ export interface HttpErrorOptions {
 // Header values go on the wire as they are: only tab and visible ASCII are
 // safe (Node refuses the rest with an exception at send time).
 const SAFE_HEADER_VALUE = /^[\t\x20-\x7e]*$/
-const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/
 
 /**
  * An error that becomes an HTTP response with `status` and `detail` as its
@@ -35,7 +36,7 @@ export class HttpError extends Error {
 
   constructor (status: number, detail?: string, options: HttpErrorOptions = {}) {
     if (!Number.isInteger(status) || status < 400 || status > 599) {
-      throw new TypeError(`HttpError status must be an integer from 400 to 599, got ${String(status)}`)
+      throw new GATEHOUSE_CORE_INVALID_HTTP_ERROR(`an HttpError status must be an integer from 400 to 599, got ${String(status)}`)
     }
     super(detail ?? STATUS_CODES[status] ?? 'Error', options.cause === undefined ? undefined : { cause: options.cause })
     this.name = 'HttpError'
@@ -44,9 +45,9 @@ export class HttpError extends Error {
     const headers: Record<string, string | readonly string[]> = {}
     for (const [name, value] of Object.entries(options.headers ?? {})) {
       const values = typeof value === 'string' ? [value] : value
-      if (!HEADER_NAME.test(name)) throw new TypeError(`HttpError header name ${JSON.stringify(name)} is not a token`)
+      if (!isToken(name)) throw new GATEHOUSE_CORE_INVALID_HTTP_ERROR(`header name ${JSON.stringify(name)} is not a token`)
       if (!Array.isArray(values) || values.some((v) => typeof v !== 'string' || !SAFE_HEADER_VALUE.test(v))) {
-        throw new TypeError(`HttpError header ${name} has a value that is not tab or visible ASCII`)
+        throw new GATEHOUSE_CORE_INVALID_HTTP_ERROR(`header ${name} has a value that is not tab or visible ASCII`)
       }
       headers[name.toLowerCase()] = value
     }
@@ -66,10 +67,10 @@ export class Redirect extends Error {
 
   constructor (location: string, status = 302) {
     if (!Number.isInteger(status) || status < 300 || status > 399) {
-      throw new TypeError(`Redirect status must be an integer from 300 to 399, got ${String(status)}`)
+      throw new GATEHOUSE_CORE_INVALID_HTTP_ERROR(`a Redirect status must be an integer from 300 to 399, got ${String(status)}`)
     }
     if (typeof location !== 'string' || !/^[\x21-\x7e]+$/.test(location)) {
-      throw new TypeError('Redirect location must be visible ASCII without spaces (percent-encode it, e.g. with encodeURI)')
+      throw new GATEHOUSE_CORE_INVALID_HTTP_ERROR('a Redirect location must be visible ASCII without spaces (percent-encode it, e.g. with encodeURI)')
     }
     super(`Redirect to ${location}`)
     this.name = 'Redirect'

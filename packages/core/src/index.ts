@@ -25,12 +25,33 @@ export type { GatehouseConfig, LoadRecipeOptions, ServerSection } from './load-r
 export { pickServerLimits, resolveServerLimits, serverLimitDefaults, serverLimitsSchema } from './server-limits.js'
 export type { ResolvedServerLimits, ServerLimits } from './server-limits.js'
 export { validateOptions } from './validate.js'
+export {
+  addVary,
+  CONTROL_CHARACTER,
+  hasControlCharacter,
+  isToken,
+  mergeVary,
+  NO_CONTROL_CHARACTERS_PATTERN,
+  pathWithoutQuery,
+  TOKEN,
+  TOKEN_LIST,
+  TOKEN_PATTERN
+} from './http-syntax.js'
+export { sha256 } from './digest.js'
+export { LruMap } from './lru-map.js'
+export { isPlainObject } from './plain-object.js'
+export { isThenable } from './maybe-promise.js'
+export type { MaybePromise } from './maybe-promise.js'
 export { errorForLog, redactHeaders, redactPath, redactQuery, redactText, REDACTED, safeString } from './redact.js'
 export {
   GATEHOUSE_CORE_CONFIG_FILE,
   GATEHOUSE_CORE_DUPLICATE_COMPONENT,
   GATEHOUSE_CORE_FORBIDDEN,
   GATEHOUSE_CORE_INVALID_AUTH_RULE,
+  GATEHOUSE_CORE_INVALID_AVATAR,
+  GATEHOUSE_CORE_INVALID_CHALLENGE,
+  GATEHOUSE_CORE_INVALID_HTTP_ERROR,
+  GATEHOUSE_CORE_INVALID_TAGS,
   GATEHOUSE_CORE_INVALID_COMPONENT,
   GATEHOUSE_CORE_INVALID_OPTIONS,
   GATEHOUSE_CORE_ROUTES_BEFORE_CHAIN,

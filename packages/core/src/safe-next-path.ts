@@ -1,8 +1,8 @@
+import { hasControlCharacter } from './http-syntax.js'
+
 // A path that may be used as a same-origin redirect target: one leading
 // slash, not followed by a slash or backslash (which browsers read as
 // "another host"), and nothing that browsers strip or reinterpret.
-// eslint-disable-next-line no-control-regex
-const CONTROL = /[\x00-\x1f\x7f]/
 const MAX_LENGTH = 2048
 const BASE = 'http://gatehouse.invalid'
 
@@ -10,7 +10,7 @@ function isSafePath (value: string): boolean {
   return value.startsWith('/') &&
     value[1] !== '/' &&
     !value.includes('\\') &&
-    !CONTROL.test(value)
+    !hasControlCharacter(value)
 }
 
 /**

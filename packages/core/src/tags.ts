@@ -1,3 +1,5 @@
+import { GATEHOUSE_CORE_INVALID_TAGS } from './errors.js'
+
 /**
  * The characters a tag is made of, as a regular-expression character class:
  * the route-rule grammar's `TAG := [A-Za-z0-9_.:-]+` (see auth-rule.ts,
@@ -30,12 +32,12 @@ export function parseTags (input: string | readonly string[] | null | undefined)
   if (input === null || input === undefined) return []
   const items = typeof input === 'string' ? input.split(',') : input
   if (!Array.isArray(items)) {
-    throw new TypeError(`tags must be a comma-separated string or a list of strings, got ${typeof input}`)
+    throw new GATEHOUSE_CORE_INVALID_TAGS(`expected a comma-separated string or a list of strings, got ${typeof input}`)
   }
   const seen = new Set<string>()
   for (const item of items) {
     if (typeof item !== 'string') {
-      throw new TypeError(`tags must be strings, got ${typeof item}`)
+      throw new GATEHOUSE_CORE_INVALID_TAGS(`each tag must be a string, got ${typeof item}`)
     }
     const tag = item.trim()
     if (tag !== '') seen.add(tag)

@@ -18,7 +18,7 @@ test('Avatar accepts a list of tags and no tags', async (t) => {
 })
 
 test('Avatar refuses an empty identity or a missing backend', async (t) => {
-  t.throws(() => new Avatar('', { backend: 'basic' }), TypeError)
-  t.throws(() => new Avatar('x', {} as never), TypeError)
-  t.throws(() => new Avatar('x', null as never), TypeError)
+  t.throws(() => new Avatar('', { backend: 'basic' }), { code: 'GATEHOUSE_CORE_INVALID_AVATAR' })
+  t.throws(() => new Avatar('x', {} as never), { code: 'GATEHOUSE_CORE_INVALID_AVATAR' })
+  t.throws(() => new Avatar('x', null as never), { code: 'GATEHOUSE_CORE_INVALID_AVATAR' })
 })

@@ -25,9 +25,9 @@ test('HttpError keeps the cause without exposing it', async (t) => {
 
 test('HttpError refuses bad statuses and header values', async (t) => {
   for (const status of [200, 399, 600, 404.5, Number.NaN]) {
-    t.throws(() => new HttpError(status), TypeError, `status ${status}`)
+    t.throws(() => new HttpError(status), { code: 'GATEHOUSE_CORE_INVALID_HTTP_ERROR' }, `status ${status}`)
   }
-  t.throws(() => new HttpError(401, 'x', { headers: { 'www-authenticate': 'Basic\r\nSet-Cookie: a=b' } }), TypeError)
+  t.throws(() => new HttpError(401, 'x', { headers: { 'www-authenticate': 'Basic\r\nSet-Cookie: a=b' } }), { code: 'GATEHOUSE_CORE_INVALID_HTTP_ERROR' })
 })
 
 test('Redirect', async (t) => {
@@ -35,7 +35,7 @@ test('Redirect', async (t) => {
   t.equal(r.statusCode, 302)
   t.equal(r.location, '/login')
   t.equal(new Redirect('/x', 303).statusCode, 303)
-  t.throws(() => new Redirect('/x', 200), TypeError)
-  t.throws(() => new Redirect(''), TypeError)
-  t.throws(() => new Redirect('/x\r\nSet-Cookie: a=b'), TypeError)
+  t.throws(() => new Redirect('/x', 200), { code: 'GATEHOUSE_CORE_INVALID_HTTP_ERROR' })
+  t.throws(() => new Redirect(''), { code: 'GATEHOUSE_CORE_INVALID_HTTP_ERROR' })
+  t.throws(() => new Redirect('/x\r\nSet-Cookie: a=b'), { code: 'GATEHOUSE_CORE_INVALID_HTTP_ERROR' })
 })

@@ -6,8 +6,8 @@ test('parseTags', async (t) => {
   t.same(parseTags([' a', 'b ', '']), ['a', 'b'])
   t.same(parseTags(null), [])
   t.same(parseTags(undefined), [])
-  t.throws(() => parseTags([1 as unknown as string]), TypeError)
-  t.throws(() => parseTags(42 as unknown as string), TypeError)
+  t.throws(() => parseTags([1 as unknown as string]), { code: 'GATEHOUSE_CORE_INVALID_TAGS' })
+  t.throws(() => parseTags(42 as unknown as string), { code: 'GATEHOUSE_CORE_INVALID_TAGS' })
 })
 
 test('isTag and invalidTag: the rule grammar\'s alphabet, the one the rule compiler reads', async (t) => {

@@ -27,7 +27,7 @@ const cors: FastifyPluginAsync<CorsOptions> = async function cors (app, options)
  */
 export const corsPlugin = defineComponent<CorsOptions>({
   name: 'cors',
-  order: ORDER.security,
+  order: ORDER.cors,
   schema: corsOptionsSchema,
   plugin: cors
 })

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify'
 import { fastifyCookie } from '@fastify/cookie'
-import { defineComponent } from '@fastify-gatehouse/core'
+import { defineComponent, ORDER } from '@fastify-gatehouse/core'
 import { cookieTest } from './carries-cookie.js'
 import { crossSiteTest } from './cross-site.js'
 import { GATEHOUSE_CSRF_CROSS_SITE } from './errors.js'
@@ -61,7 +61,7 @@ const csrf: FastifyPluginAsync<CsrfOptions> = async function csrf (app, options)
  */
 export const csrfPlugin = defineComponent<CsrfOptions>({
   name: 'csrf',
-  order: 310,
+  order: ORDER.csrf,
   schema: csrfOptionsSchema,
   plugin: csrf
 })

@@ -117,7 +117,7 @@ const errors: FastifyPluginAsync<ErrorsOptions> = async function errors (app, op
  */
 export const errorsPlugin = defineComponent<ErrorsOptions>({
   name: 'errors',
-  order: ORDER.core,
+  order: ORDER.errors,
   default: true,
   schema: errorsOptionsSchema,
   plugin: errors

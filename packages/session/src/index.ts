@@ -1,6 +1,6 @@
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify'
 import { fastifyCookie } from '@fastify/cookie'
-import { Avatar, defineComponent, errorForLog } from '@fastify-gatehouse/core'
+import { Avatar, defineComponent, errorForLog, ORDER } from '@fastify-gatehouse/core'
 import { checkUnavailable, GATEHOUSE_SESSION_INVALID_OPTIONS, storeUnavailable } from './errors.js'
 import { MemorySessionStore } from './memory-session-store.js'
 import { resolveSessionOptions, sessionOptionsSchema, type SessionOptions } from './options.js'
@@ -215,7 +215,7 @@ const session: FastifyPluginAsync<SessionOptions> = async function session (app,
  */
 export const sessionPlugin = defineComponent<SessionOptions>({
   name: 'session',
-  order: 450,
+  order: ORDER.session,
   schema: sessionOptionsSchema,
   plugin: session
 })

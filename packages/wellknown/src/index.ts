@@ -1,5 +1,5 @@
 import type { FastifyPluginAsync } from 'fastify'
-import { defineComponent } from '@fastify-gatehouse/core'
+import { defineComponent, ORDER } from '@fastify-gatehouse/core'
 import { documentHandler } from './documents.js'
 import { isDotPath, targetPath, withoutQuery } from './dot-path.js'
 import { GATEHOUSE_WELLKNOWN_NOT_FOUND } from './errors.js'
@@ -44,7 +44,7 @@ const wellknown: FastifyPluginAsync<WellKnownOptions> = async function wellknown
  */
 export const wellknownPlugin = defineComponent<WellKnownOptions>({
   name: 'wellknown',
-  order: 150,
+  order: ORDER.wellknown,
   schema: wellKnownOptionsSchema,
   plugin: wellknown
 })
