@@ -58,7 +58,7 @@ test('error responses keep the CORS headers: 401, 404, 500', async (t) => {
 
   const missing = await app.inject({ url: '/nowhere', headers: { origin: APP } })
   t.equal(missing.statusCode, 404)
-  t.same(missing.json(), { statusCode: 404, error: 'Not Found', message: 'Route GET:/nowhere not found' })
+  t.same(missing.json(), { statusCode: 404, code: 'GATEHOUSE_ERRORS_NOT_FOUND', error: 'Not Found', message: 'Route GET:/nowhere not found' })
   t.same(corsHeaders(missing), expected, '404')
 
   const failed = await app.inject({ url: '/boom', headers: { origin: APP } })

@@ -1,114 +1,6 @@
-import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
-import { defineComponent, errorForLog, formatChallenge, HttpError, ORDER, Redirect, redactPath, redactText } from '@fastify-gatehouse/core'
-import { acceptsHtml, acceptsJson } from './accept.js'
-import { describeError } from './describe-error.js'
-import { loginUrl } from './login-url.js'
-import { errorsOptionsSchema, resolveErrorsOptions, type ErrorsOptions } from './options.js'
-
-// Headers an error may not carry over: the body is rewritten here.
-const BODY_HEADERS = new Set(['content-type', 'content-length', 'content-encoding', 'transfer-encoding'])
-
-function applyHeaders (reply: FastifyReply, headers: Readonly<Record<string, unknown>>): void {
-  for (const [name, value] of Object.entries(headers)) {
-    if (BODY_HEADERS.has(name.toLowerCase())) continue
-    if (typeof value === 'string' || typeof value === 'number' ||
-      (Array.isArray(value) && value.every((v) => typeof v === 'string'))) {
-      reply.header(name, value)
-    }
-  }
-}
-
-function pathOf (url: string): string {
-  const q = url.indexOf('?')
-  return q === -1 ? url : url.slice(0, q)
-}
-
-const errors: FastifyPluginAsync<ErrorsOptions> = async function errors (app, options) {
-  const opts = resolveErrorsOptions(options)
-  const defaultChallenge = formatChallenge('Bearer', { realm: opts.realm })
-
-  function send (thrown: unknown, request: FastifyRequest, reply: FastifyReply): void {
-    if (reply.raw.headersSent) {
-      // Part of the response is on the wire; a second one cannot follow.
-      // Cut the connection so the client sees a truncated response, not a
-      // success.
-      request.log.error({ err: errorForLog(thrown) }, 'error after the response started; connection closed')
-      reply.raw.destroy()
-      return
-    }
-    if (thrown instanceof Redirect) {
-      reply.code(thrown.statusCode).header('location', thrown.location).send()
-      return
-    }
-
-    const described = describeError(thrown)
-    const { statusCode } = described
-    if (statusCode >= 500) {
-      const err = errorForLog(thrown)
-      request.log.error({ err }, err.message)
-    } else {
-      request.log.info({ statusCode, code: described.code }, redactText(described.message))
-    }
-
-    const accept = request.headers.accept
-    const navigation = (request.method === 'GET' || request.method === 'HEAD') && acceptsHtml(accept)
-    let login: string | undefined
-    if (opts.login && pathOf(request.url) !== opts.loginPage &&
-      (statusCode === 401 || (statusCode === 403 && request.scope?.auth == null))) {
-      login = loginUrl(opts.loginPage, request.url)
-      if (navigation) {
-        reply.code(302).header('location', login).header('cache-control', 'no-store').send()
-        return
-      }
-      if (statusCode !== 401) login = undefined
-    }
-
-    applyHeaders(reply, described.headers)
-    if (login !== undefined && !reply.hasHeader('www-authenticate')) reply.header('www-authenticate', defaultChallenge)
-    const stack = opts.debug && statusCode >= 500 && thrown instanceof Error ? thrown.stack : undefined
-
-    reply.code(statusCode)
-    if (acceptsHtml(accept) && !acceptsJson(accept)) {
-      let text = `${statusCode} ${described.error}: ${described.message}`
-      if (login !== undefined) text += `\nSign in at ${login}`
-      if (stack !== undefined) text += `\n\n${stack}`
-      reply.header('x-content-type-options', 'nosniff').type('text/plain; charset=utf-8').send(text)
-      return
-    }
-    const body: Record<string, unknown> = { statusCode }
-    if (described.code !== undefined) body.code = described.code
-    body.error = described.error
-    body.message = described.message
-    if (login !== undefined) body.login_url = login
-    if (stack !== undefined) body.stack = stack
-    // Serialised here: a route's response schema must not strip these fields.
-    reply.type('application/json; charset=utf-8').send(JSON.stringify(body))
-  }
-
-  // If answering an error fails in turn, the caller still gets a bare 500:
-  // never Fastify's fallback, which would show Node's internal message.
-  const BARE_500 = JSON.stringify({ statusCode: 500, error: 'Internal Server Error', message: 'Internal Server Error' })
-  function sendSafely (thrown: unknown, request: FastifyRequest, reply: FastifyReply): void {
-    try {
-      send(thrown, request, reply)
-    } catch (err) {
-      request.log.error({ err: errorForLog(err) }, 'errors: could not answer an error; sending a bare 500')
-      if (!reply.raw.headersSent) {
-        reply.removeHeader('location')
-        reply.code(500).type('application/json; charset=utf-8').send(BARE_500)
-      }
-    }
-  }
-
-  app.setErrorHandler(function gatehouseErrorHandler (error, request, reply) {
-    sendSafely(error, request, reply)
-  })
-  if (opts.notFound) {
-    app.setNotFoundHandler(function gatehouseNotFound (request, reply) {
-      sendSafely(new HttpError(404, `Route ${request.method}:${redactPath(pathOf(request.url))} not found`), request, reply)
-    })
-  }
-}
+import { defineComponent, ORDER } from '@fastify-gatehouse/core'
+import { errorsOptionsSchema, type ErrorsOptions } from './options.js'
+import { errors } from './plugin.js'
 
 /**
  * The errors component (order 100, on by default): the one place where
@@ -124,9 +16,8 @@ export const errorsPlugin = defineComponent<ErrorsOptions>({
 })
 
 export default errorsPlugin
-export { acceptsHtml, acceptsJson } from './accept.js'
-export { describeError } from './describe-error.js'
-export type { ErrorDescription } from './describe-error.js'
+export { acceptsHtml } from './accept.js'
 export { loginUrl } from './login-url.js'
 export { defaults as errorsDefaults, errorsOptionsSchema } from './options.js'
 export type { ErrorsOptions, ResolvedErrorsOptions } from './options.js'
+export { GATEHOUSE_ERRORS_NOT_FOUND } from './errors.js'

@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox'
+import { NO_CONTROL_CHARACTERS_PATTERN } from '@fastify-gatehouse/core'
 
 /** Options of the errors component; every key is optional. */
 export interface ErrorsOptions {
@@ -18,9 +19,15 @@ export interface ErrorsOptions {
 }
 
 /** {@link ErrorsOptions} with every default applied. */
-export type ResolvedErrorsOptions = Required<ErrorsOptions>
+export interface ResolvedErrorsOptions {
+  readonly debug: boolean
+  readonly login: boolean
+  readonly loginPage: string
+  readonly realm: string
+  readonly notFound: boolean
+}
 
-export const defaults: Readonly<ResolvedErrorsOptions> = Object.freeze({
+export const defaults: ResolvedErrorsOptions = Object.freeze({
   debug: false,
   login: false,
   loginPage: '/_server/login_page',
@@ -32,11 +39,11 @@ export const errorsOptionsSchema = Type.Object({
   debug: Type.Optional(Type.Boolean()),
   login: Type.Optional(Type.Boolean()),
   loginPage: Type.Optional(Type.String({ pattern: '^/(?![/\\\\])[^\\s?#]*$' })),
-  // eslint-disable-next-line no-control-regex
-  realm: Type.Optional(Type.String({ pattern: '^[^\\x00-\\x1f\\x7f]*$' })),
+  realm: Type.Optional(Type.String({ pattern: NO_CONTROL_CHARACTERS_PATTERN })),
   notFound: Type.Optional(Type.Boolean())
 }, { additionalProperties: false })
 
+/** Applies the defaults; the schema has checked every key (no option depends on another). */
 export function resolveErrorsOptions (options: ErrorsOptions): ResolvedErrorsOptions {
-  return { ...defaults, ...options }
+  return Object.freeze({ ...defaults, ...options })
 }

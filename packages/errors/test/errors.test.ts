@@ -135,7 +135,7 @@ test('unmatched routes go through the same place', async (t) => {
   t.teardown(() => app.close())
   const res = await app.inject('/missing?token=abc')
   t.equal(res.statusCode, 404)
-  t.same(res.json(), { statusCode: 404, error: 'Not Found', message: 'Route GET:/missing not found' }, 'the query string is not echoed')
+  t.same(res.json(), { statusCode: 404, code: 'GATEHOUSE_ERRORS_NOT_FOUND', error: 'Not Found', message: 'Route GET:/missing not found' }, 'the query string is not echoed, the code is given')
   const text = await app.inject({ url: '/missing', headers: { accept: 'text/html' } })
   t.equal(text.body, '404 Not Found: Route GET:/missing not found')
 })
