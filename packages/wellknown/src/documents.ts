@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest, RouteHandlerMethod } from 'fastify'
-import { Redirect } from '@fastify-gatehouse/core'
+import { isPlainObject, Redirect } from '@fastify-gatehouse/core'
 import { GATEHOUSE_WELLKNOWN_INVALID_DOCUMENT, GATEHOUSE_WELLKNOWN_NOT_FOUND } from './errors.js'
 import type { WellKnownDocument, WellKnownValue } from './options.js'
 
@@ -9,10 +9,7 @@ const TEXT = 'text/plain; charset=utf-8'
 const JSON_TYPE = 'application/json; charset=utf-8'
 
 function isPlainValue (value: unknown): value is Record<string, unknown> | unknown[] {
-  if (Array.isArray(value)) return true
-  if (value === null || typeof value !== 'object') return false
-  const proto = Object.getPrototypeOf(value)
-  return proto === Object.prototype || proto === null
+  return Array.isArray(value) || isPlainObject(value)
 }
 
 function describe (value: unknown): string {

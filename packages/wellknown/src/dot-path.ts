@@ -23,9 +23,3 @@ export function isDotPath (path: string): boolean {
   if (c === 46 /* . */) return true
   return c === 37 /* % */ && path.charCodeAt(i + 1) === 50 /* 2 */ && (path.charCodeAt(i + 2) | 32) === 101 /* e */
 }
-
-/** The path without its query string. */
-export function withoutQuery (path: string): string {
-  const q = path.indexOf('?')
-  return q === -1 ? path : path.slice(0, q)
-}
