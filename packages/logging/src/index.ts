@@ -1,59 +1,6 @@
-import type { FastifyBaseLogger, FastifyPluginAsync, FastifyRequest } from 'fastify'
-import { defineComponent, ORDER, redactHeaders, redactPath, redactQuery, redactText, safeString } from '@fastify-gatehouse/core'
-import { loggingOptionsSchema, resolveLoggingOptions, type LoggingOptions } from './options.js'
-
-function pathOnly (url: string): string {
-  const q = url.indexOf('?')
-  return redactPath(q === -1 ? url : url.slice(0, q))
-}
-
-// pino's numeric levels; the logger's level is read per request because
-// pino lets it change at run time.
-const LEVEL_VALUES: Readonly<Record<string, number>> = { trace: 10, debug: 20, info: 30, warn: 40, error: 50, fatal: 60, silent: Infinity }
-
-function enabled (log: FastifyBaseLogger, level: string): boolean {
-  const threshold = LEVEL_VALUES[log.level]
-  // An unknown (custom) level: let the logger decide.
-  return threshold === undefined || (LEVEL_VALUES[level] ?? 0) >= threshold
-}
-
-const logging: FastifyPluginAsync<LoggingOptions> = async function logging (app, options) {
-  const { level, loggerName, includeQuery, includeHeaders } = resolveLoggingOptions(options)
-  const log = app.log.child({ name: loggerName })
-  const target = includeQuery ? (request: FastifyRequest) => redactQuery(request.url) : (request: FastifyRequest) => pathOnly(request.url)
-  // The error that ended a request, from onError to onResponse.
-  const failures = new WeakMap<FastifyRequest, unknown>()
-
-  app.addHook('onRequest', function accessIn (request, _reply, done) {
-    if (enabled(log, level)) {
-      log[level]({ reqId: request.id }, `<- ${request.method} ${target(request)} from ${request.ip}`)
-    }
-    if (includeHeaders && enabled(log, 'debug')) {
-      log.debug({ reqId: request.id, headers: redactHeaders(request.headers) }, `<- ${request.method} ${target(request)} headers`)
-    }
-    done()
-  })
-
-  app.addHook('onError', function accessError (request, _reply, error, done) {
-    failures.set(request, error)
-    done()
-  })
-
-  app.addHook('onResponse', function accessOut (request, reply, done) {
-    const elapsed = reply.elapsedTime.toFixed(1)
-    const failure = failures.get(request)
-    if (failure !== undefined && reply.statusCode >= 500) {
-      const message = failure instanceof Error ? safeString(failure.message) : safeString(failure)
-      log.error({ reqId: request.id, statusCode: reply.statusCode }, `-> ${request.method} ${target(request)} ERROR: ${redactText(message)} (${elapsed}ms)`)
-    } else if (enabled(log, level)) {
-      log[level]({ reqId: request.id, statusCode: reply.statusCode }, `-> ${request.method} ${target(request)} ${reply.statusCode} (${elapsed}ms)`)
-    }
-    if (includeHeaders && enabled(log, 'debug')) {
-      log.debug({ reqId: request.id, headers: redactHeaders(reply.getHeaders()) }, `-> ${request.method} ${target(request)} headers`)
-    }
-    done()
-  })
-}
+import { defineComponent, ORDER } from '@fastify-gatehouse/core'
+import { loggingOptionsSchema, type LoggingOptions } from './options.js'
+import { logging } from './plugin.js'
 
 /**
  * The logging component (order 200, off by default): one access line when a

@@ -16,9 +16,14 @@ export interface LoggingOptions {
 }
 
 /** {@link LoggingOptions} with every default applied. */
-export type ResolvedLoggingOptions = Required<LoggingOptions>
+export interface ResolvedLoggingOptions {
+  readonly level: AccessLogLevel
+  readonly loggerName: string
+  readonly includeQuery: boolean
+  readonly includeHeaders: boolean
+}
 
-export const defaults: Readonly<ResolvedLoggingOptions> = Object.freeze({
+export const defaults: ResolvedLoggingOptions = Object.freeze({
   level: 'info',
   loggerName: 'service.access',
   includeQuery: false,
@@ -32,6 +37,7 @@ export const loggingOptionsSchema = Type.Object({
   includeHeaders: Type.Optional(Type.Boolean())
 }, { additionalProperties: false })
 
+/** Applies the defaults; the schema has checked every key (no option depends on another). */
 export function resolveLoggingOptions (options: LoggingOptions): ResolvedLoggingOptions {
-  return { ...defaults, ...options }
+  return Object.freeze({ ...defaults, ...options })
 }
