@@ -1,11 +1,6 @@
 import type { onRequestHookHandler } from 'fastify'
+import { addVary, TOKEN, TOKEN_LIST } from '@fastify-gatehouse/core'
 import type { ResolvedCorsOptions } from './options.js'
-import { TOKEN } from './list.js'
-import { addVary } from './vary.js'
-
-// Access-Control-Request-Headers as browsers send it: tokens and commas.
-// Anything else is not echoed (the preflight then fails in the browser).
-const HEADER_LIST = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+(?:[ \t]*,[ \t]*[!#$%&'*+.^_`|~0-9A-Za-z-]+)*$/
 
 /**
  * Builds the cors `onRequest` hook: every header value is resolved here,
@@ -81,7 +76,9 @@ export function corsHook (opts: ResolvedCorsOptions): onRequestHookHandler {
       // `*` never covers Authorization (Fetch), so `*` echoes what was asked.
       addVary(reply, 'Access-Control-Request-Headers')
       const asked = request.headers['access-control-request-headers']
-      if (asked !== undefined && HEADER_LIST.test(asked)) reply.header('access-control-allow-headers', asked)
+      // Access-Control-Request-Headers as browsers send it: tokens and commas.
+      // Anything else is not echoed (the preflight then fails in the browser).
+      if (asked !== undefined && TOKEN_LIST.test(asked)) reply.header('access-control-allow-headers', asked)
     } else {
       reply.header('access-control-allow-headers', allowHeaders)
     }

@@ -1,7 +1,6 @@
 import { Type } from '@sinclair/typebox'
 import { GATEHOUSE_CORS_INVALID_OPTIONS } from './errors.js'
-import { isSerializedOrigin, parseList, type ListOption } from '@fastify-gatehouse/core'
-import { TOKEN } from './list.js'
+import { isSerializedOrigin, parseList, TOKEN, type ListOption } from '@fastify-gatehouse/core'
 
 /** Options of the cors component; every key is optional. Lists also take a comma-separated string. */
 export interface CorsOptions {
