@@ -1,10 +1,6 @@
-import type { FastifyPluginAsync } from 'fastify'
-import { fastifyCookie } from '@fastify/cookie'
 import { defineComponent, ORDER } from '@fastify-gatehouse/core'
-import { cookieTest } from './carries-cookie.js'
-import { crossSiteTest } from './cross-site.js'
-import { GATEHOUSE_CSRF_CROSS_SITE } from './errors.js'
-import { csrfOptionsSchema, resolveCsrfOptions, type CsrfOptions } from './options.js'
+import { csrfOptionsSchema, type CsrfOptions } from './options.js'
+import { csrf } from './plugin.js'
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -15,39 +11,6 @@ declare module 'fastify' {
      */
     csrf?: 'always'
   }
-}
-
-// RFC 9110 §9.2.1; every other method can change state.
-const SAFE = new Set(['GET', 'HEAD', 'OPTIONS', 'TRACE'])
-
-const csrf: FastifyPluginAsync<CsrfOptions> = async function csrf (app, options) {
-  const { cookieName, allowOrigins } = resolveCsrfOptions(options)
-  const isForeign = crossSiteTest(allowOrigins)
-  // Cookies are parsed by @fastify/cookie, as the session component reads
-  // them: the app's own when registered before, else ours (which the
-  // session then shares). Its onRequest hook is added here, before ours.
-  if (!app.hasDecorator('parseCookie')) await app.register(fastifyCookie)
-  const carriesSessionCookie = cookieTest(app, cookieName)
-
-  // onRequest, before auth and session: a forged request is refused before
-  // it is authenticated or its body is read.
-  app.addHook('onRequest', function csrfCheck (request, _reply, done) {
-    if (SAFE.has(request.method) || request.headers.authorization !== undefined) {
-      done()
-      return
-    }
-    // Without the session cookie a forged request has no ambient authority,
-    // unless the route asks to be checked anyway.
-    if (!carriesSessionCookie(request) && request.routeOptions.config.csrf !== 'always') {
-      done()
-      return
-    }
-    if (isForeign(request)) {
-      done(new GATEHOUSE_CSRF_CROSS_SITE())
-      return
-    }
-    done()
-  })
 }
 
 /**

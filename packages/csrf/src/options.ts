@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox'
 import { GATEHOUSE_CSRF_INVALID_OPTIONS } from './errors.js'
-import { isSerializedOrigin, parseList, type ListOption } from '@fastify-gatehouse/core'
+import { isSerializedOrigin, parseList, TOKEN_PATTERN, type ListOption } from '@fastify-gatehouse/core'
 
 /** Options of the csrf component; every key is optional. */
 export interface CsrfOptions {
@@ -22,7 +22,7 @@ export const defaults: ResolvedCsrfOptions = Object.freeze({
 })
 
 export const csrfOptionsSchema = Type.Object({
-  cookieName: Type.Optional(Type.String({ pattern: "^[!#$%&'*+.^_`|~0-9A-Za-z-]+$" })),
+  cookieName: Type.Optional(Type.String({ pattern: TOKEN_PATTERN })),
   allowOrigins: Type.Optional(Type.Union([Type.String(), Type.Array(Type.String())]))
 }, { additionalProperties: false })
 
