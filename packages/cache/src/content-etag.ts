@@ -1,7 +1,14 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import fastifyEtag from '@fastify/etag'
+import { GATEHOUSE_CACHE_ETAG_UNSUPPORTED } from './errors.js'
 
 type OnSend = (request: FastifyRequest, reply: FastifyReply, payload: unknown, done: (err?: Error | null, payload?: unknown) => void) => void
+
+/** The part of a Fastify instance @fastify/etag's plugin function touches. */
+interface HookCollector {
+  addHook: (name: string, fn: OnSend) => HookCollector
+}
+type EtagPlugin = (app: HookCollector, opts: object) => Promise<void> | void
 
 const ignore = (): void => {}
 
@@ -11,17 +18,19 @@ const ignore = (): void => {}
  * body) and this package makes the conditional decision (lists, `*`, weak
  * comparison, GET/HEAD only), which @fastify/etag does not. Called only for
  * the responses the cache component chooses, instead of every response.
+ *
+ * `plugin` is @fastify/etag's plugin function (another one only in tests).
  */
-export async function contentEtagSetter (): Promise<(request: FastifyRequest, reply: FastifyReply, payload: string | Buffer) => void> {
+export async function contentEtagSetter (plugin: EtagPlugin = fastifyEtag as unknown as EtagPlugin): Promise<(request: FastifyRequest, reply: FastifyReply, payload: string | Buffer) => void> {
   let hook: OnSend | undefined
-  const collector = {
-    addHook (name: string, fn: OnSend) {
+  const collector: HookCollector = {
+    addHook (name, fn) {
       if (name === 'onSend') hook = fn
       return collector
     }
   }
-  await (fastifyEtag as unknown as (app: typeof collector, opts: object) => Promise<void>)(collector, { replyWith304: false })
-  if (hook === undefined) throw new TypeError('@fastify/etag did not add an onSend hook; this version is not supported by @fastify-gatehouse/cache')
+  await plugin(collector, { replyWith304: false })
+  if (hook === undefined) throw new GATEHOUSE_CACHE_ETAG_UNSUPPORTED('@fastify/etag added no onSend hook; this version is not supported by @fastify-gatehouse/cache')
   const setEtag = hook
   return function contentEtag (request, reply, payload) {
     setEtag(request, reply, payload, ignore)

@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox'
+import { GATEHOUSE_CACHE_INVALID_OPTIONS } from './errors.js'
 
 /** Where ETags come from. */
 export type EtagMode = 'file' | 'content'
@@ -24,9 +25,14 @@ export interface CacheOptions {
 }
 
 /** {@link CacheOptions} with every default applied. */
-export type ResolvedCacheOptions = Required<CacheOptions>
+export interface ResolvedCacheOptions {
+  readonly maxAge: number
+  readonly public: boolean
+  readonly immutable: boolean
+  readonly etag: EtagMode
+}
 
-export const defaults: Readonly<ResolvedCacheOptions> = Object.freeze({
+export const defaults: ResolvedCacheOptions = Object.freeze({
   maxAge: 3600,
   public: true,
   immutable: false,
@@ -41,6 +47,11 @@ export const cacheOptionsSchema = Type.Object({
   etag: Type.Optional(Type.Union([Type.Literal('file'), Type.Literal('content')]))
 }, { additionalProperties: false })
 
+/** Applies the defaults and checks what the schema cannot (`immutable` against `maxAge`). */
 export function resolveCacheOptions (options: CacheOptions): ResolvedCacheOptions {
-  return { ...defaults, ...options }
+  const resolved = Object.freeze({ ...defaults, ...options })
+  if (resolved.immutable && resolved.maxAge === 0) {
+    throw new GATEHOUSE_CACHE_INVALID_OPTIONS('immutable', 'needs maxAge > 0 (an immutable response that is already stale is a contradiction)')
+  }
+  return resolved
 }

@@ -162,7 +162,7 @@ test('a filePath that is missing or not a file: the response goes out without va
 
 test('option errors are boot errors with codes', async (t) => {
   for (const [options, code, message] of [
-    [{ immutable: true, maxAge: 0 }, 'GATEHOUSE_CACHE_INVALID_OPTIONS', /immutable needs maxAge > 0/],
+    [{ immutable: true, maxAge: 0 }, 'GATEHOUSE_CACHE_INVALID_OPTIONS', /^cache options: immutable: needs maxAge > 0/],
     [{ maxAge: -1 }, 'GATEHOUSE_CORE_INVALID_OPTIONS', /cache options\.maxAge/],
     [{ maxAge: 1.5 }, 'GATEHOUSE_CORE_INVALID_OPTIONS', /maxAge: expected integer/],
     [{ etag: 'hash' }, 'GATEHOUSE_CORE_INVALID_OPTIONS', /cache options\.etag/],

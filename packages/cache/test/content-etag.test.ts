@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto'
 import t0, { test } from 'tap'
+import { contentEtagSetter } from '../src/content-etag.js'
 import { build, fixture } from './helpers/build.js'
 
 const { file, cleanup } = fixture()
@@ -67,4 +68,14 @@ test("the default etag: 'file' hashes nothing", async (t) => {
   const res = await app.inject({ url: '/json', headers: { 'if-none-match': tagOf(JSON_BODY) } })
   t.equal(res.statusCode, 200)
   t.equal(res.headers.etag, undefined)
+})
+
+test('an @fastify/etag that adds no onSend hook is a coded boot error, not an uncoded TypeError', async (t) => {
+  const err = await contentEtagSetter(async () => {}).catch((e: unknown) => e)
+  t.ok(err instanceof TypeError, 'a boot error, TypeError as before')
+  t.match(err, {
+    code: 'GATEHOUSE_CACHE_ETAG_UNSUPPORTED',
+    statusCode: 500,
+    message: /^etag: 'content' cannot be served: @fastify\/etag added no onSend hook/
+  })
 })
