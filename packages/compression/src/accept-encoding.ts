@@ -1,13 +1,14 @@
+import { LruMap, TOKEN } from '@fastify-gatehouse/core'
 import type { Encoding } from './options.js'
 
-const TOKEN = /^[!#$%&'*+.^_`|~0-9a-z-]+$/
 // qvalue = ( "0" [ "." 0*3DIGIT ] ) / ( "1" [ "." 0*3("0") ] )  (RFC 9110 §12.4.2)
 const QVALUE = /^(?:0(?:\.\d{0,3})?|1(?:\.0{0,3})?)$/
 
 // Clients send a handful of distinct values; remember the answer for each.
-// Bounded (and only short values), so odd headers cannot grow it.
-const MEMO_ENTRIES = 256
-const MEMO_VALUE_LENGTH = 256
+// The header is the caller's to choose, so the memory is bounded (least
+// recently used values go first) and keeps short values only.
+export const MEMO_ENTRIES = 256
+export const MEMO_VALUE_LENGTH = 256
 
 /** The weights an Accept-Encoding value gives; absent keys were not listed. */
 interface Weights {
@@ -20,6 +21,7 @@ function parse (header: string): Weights {
   let star: number | undefined
   for (const member of header.split(',')) {
     const parts = member.split(';')
+    // Lower-cased first: codings compare case-insensitively (RFC 9110 §8.4.1).
     let coding = parts[0]!.trim().toLowerCase()
     if (coding === '') continue
     if (!TOKEN.test(coding)) continue
@@ -44,6 +46,13 @@ function parse (header: string): Weights {
   return { codings, star }
 }
 
+/** Chooses the coding for an Accept-Encoding value (see {@link createNegotiator}). */
+export interface Negotiator {
+  (header: string | undefined): Encoding | null
+  /** The answers remembered, by header value: at most {@link MEMO_ENTRIES}. */
+  readonly memo: LruMap<string, Encoding | null>
+}
+
 /**
  * Chooses the coding of a response from Accept-Encoding (RFC 9110 §12.5.3),
  * or null for identity. Only `offered` codings are chosen, by weight, ties
@@ -52,8 +61,8 @@ function parse (header: string): Weights {
  * coding. No header, or an empty one, means identity (the RFC lets a server
  * pick any coding then, but a client that sends nothing may not decode one).
  */
-export function createNegotiator (offered: readonly Encoding[]): (header: string | undefined) => Encoding | null {
-  const memo = new Map<string, Encoding | null>()
+export function createNegotiator (offered: readonly Encoding[]): Negotiator {
+  const memo = new LruMap<string, Encoding | null>(MEMO_ENTRIES)
 
   function choose (header: string): Encoding | null {
     const { codings, star } = parse(header)
@@ -68,15 +77,13 @@ export function createNegotiator (offered: readonly Encoding[]): (header: string
     return identity !== undefined && identity > bestQ ? null : best
   }
 
-  return function negotiate (header) {
+  function negotiate (header: string | undefined): Encoding | null {
     if (header === undefined || header === '') return null
     let chosen = memo.get(header)
     if (chosen !== undefined) return chosen
     chosen = choose(header)
-    if (header.length <= MEMO_VALUE_LENGTH) {
-      if (memo.size >= MEMO_ENTRIES) memo.clear()
-      memo.set(header, chosen)
-    }
+    if (header.length <= MEMO_VALUE_LENGTH) memo.set(header, chosen)
     return chosen
   }
+  return Object.assign(negotiate, { memo })
 }

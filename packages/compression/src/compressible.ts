@@ -1,3 +1,5 @@
+import { LruMap } from '@fastify-gatehouse/core'
+
 // Types worth compressing: text, and the structured-text application types.
 const EXACT = new Set([
   'application/json',
@@ -11,8 +13,13 @@ const EXACT = new Set([
 // compressor would hold them back until its buffer fills.
 const NEVER = new Set(['text/event-stream'])
 
-const MEMO_ENTRIES = 128
-const memo = new Map<string, boolean>()
+// Content-Type is usually the application's, but a route may echo a value
+// the caller chose: the memory of answers is bounded (least recently used
+// types go first) and keeps short values only.
+export const MEMO_ENTRIES = 128
+export const MEMO_VALUE_LENGTH = 128
+/** The answers remembered, by Content-Type value. Exported for tests. */
+export const memo = new LruMap<string, boolean>(MEMO_ENTRIES)
 
 function decide (contentType: string): boolean {
   const semi = contentType.indexOf(';')
@@ -29,10 +36,7 @@ export function isCompressible (contentType: unknown): boolean {
   let answer = memo.get(contentType)
   if (answer === undefined) {
     answer = decide(contentType)
-    if (contentType.length <= 128) {
-      if (memo.size >= MEMO_ENTRIES) memo.clear()
-      memo.set(contentType, answer)
-    }
+    if (contentType.length <= MEMO_VALUE_LENGTH) memo.set(contentType, answer)
   }
   return answer
 }

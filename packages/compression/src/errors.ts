@@ -1,5 +1,7 @@
 import createError from '@fastify/error'
 
-/** The compression options are inconsistent (e.g. an encoding listed twice); listed in docs/error-codes.md. */
-export const GATEHOUSE_COMPRESSION_INVALID_OPTIONS = createError<[string]>(
-  'GATEHOUSE_COMPRESSION_INVALID_OPTIONS', 'compression options: %s', 500, TypeError)
+// Every code of this package; listed in docs/error-codes.md.
+
+/** The compression options are inconsistent (e.g. an encoding listed twice); names the option. */
+export const GATEHOUSE_COMPRESSION_INVALID_OPTIONS = createError<[string, string]>(
+  'GATEHOUSE_COMPRESSION_INVALID_OPTIONS', 'compression options: %s: %s', 500, TypeError)

@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox'
+import { GATEHOUSE_COMPRESSION_INVALID_OPTIONS } from './errors.js'
 
 /** A content coding this component can produce. */
 export type Encoding = 'gzip' | 'br'
@@ -18,12 +19,12 @@ export interface CompressionOptions {
 
 /** {@link CompressionOptions} with every default applied. */
 export interface ResolvedCompressionOptions {
-  minimumSize: number
-  compressionLevel: number
-  encodings: readonly Encoding[]
+  readonly minimumSize: number
+  readonly compressionLevel: number
+  readonly encodings: readonly Encoding[]
 }
 
-export const defaults: Readonly<ResolvedCompressionOptions> = Object.freeze({
+export const defaults: ResolvedCompressionOptions = Object.freeze({
   minimumSize: 500,
   compressionLevel: 6,
   encodings: Object.freeze(['gzip'] as Encoding[])
@@ -35,8 +36,14 @@ export const compressionOptionsSchema = Type.Object({
   encodings: Type.Optional(Type.Array(Type.Union([Type.Literal('gzip'), Type.Literal('br')]), { minItems: 1 }))
 }, { additionalProperties: false })
 
+/** Applies the defaults and checks what the schema cannot (an encoding listed twice). */
 export function resolveCompressionOptions (options: CompressionOptions): ResolvedCompressionOptions {
   // A copy: the caller's array is neither kept nor changed.
   const encodings = Object.freeze([...(options.encodings ?? defaults.encodings)])
-  return { ...defaults, ...options, encodings }
+  const seen = new Set<Encoding>()
+  for (const name of encodings) {
+    if (seen.has(name)) throw new GATEHOUSE_COMPRESSION_INVALID_OPTIONS('encodings', `lists "${name}" twice`)
+    seen.add(name)
+  }
+  return Object.freeze({ ...defaults, ...options, encodings })
 }

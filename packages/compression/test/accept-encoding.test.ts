@@ -1,6 +1,6 @@
 // RFC 9110 §12.5.3 Accept-Encoding, as the negotiator reads it.
 import { test } from 'tap'
-import { createNegotiator } from '../src/accept-encoding.js'
+import { createNegotiator, MEMO_ENTRIES } from '../src/accept-encoding.js'
 
 const gzipOnly = createNegotiator(['gzip'])
 const both = createNegotiator(['br', 'gzip'])
@@ -59,4 +59,25 @@ test('answers are remembered without changing them, and the memory is bounded', 
   t.equal(negotiate('gzip'), 'gzip')
   t.equal(negotiate('gzip'), 'gzip')
   t.equal(negotiate(`gzip, ${'x'.repeat(300)}`), 'gzip', 'long values are answered, not remembered')
+  t.notOk(negotiate.memo.has(`gzip, ${'x'.repeat(300)}`))
+})
+
+test('a flood of distinct Accept-Encoding values cannot grow the memory past its bound', async (t) => {
+  const negotiate = createNegotiator(['gzip'])
+  t.equal(negotiate.memo.max, MEMO_ENTRIES)
+  const common = 'gzip, deflate, br'
+  t.equal(negotiate(common), 'gzip')
+  let largest = 0
+  let wrong = 0
+  for (let i = 0; i < MEMO_ENTRIES * 40; i++) {
+    // What an attacker sends: a new value each time, each one short enough to be remembered.
+    if (negotiate(`gzip;q=0.5, x-${i}`) !== 'gzip') wrong++
+    if (i % 100 === 0 && negotiate(common) !== 'gzip') wrong++
+    largest = Math.max(largest, negotiate.memo.size)
+  }
+  t.equal(wrong, 0, 'every answer right')
+  t.equal(largest, MEMO_ENTRIES, 'the memory never held more than its bound')
+  t.equal(negotiate.memo.size, MEMO_ENTRIES, 'full, not more')
+  t.ok(negotiate.memo.has(common), "a browser's value in use survives the flood (least recently used go first)")
+  t.notOk(negotiate.memo.has('gzip;q=0.5, x-0'), 'the oldest flood value was dropped')
 })

@@ -264,7 +264,7 @@ test('boot errors: level out of 1–9, bad sizes and encodings, with codes and p
     [{ minimumSize: -1 }, 'GATEHOUSE_CORE_INVALID_OPTIONS', /minimumSize/],
     [{ encodings: [] }, 'GATEHOUSE_CORE_INVALID_OPTIONS', /encodings/],
     [{ encodings: ['deflate'] }, 'GATEHOUSE_CORE_INVALID_OPTIONS', /encodings\["0"\]: expected union value/],
-    [{ encodings: ['gzip', 'gzip'] }, 'GATEHOUSE_COMPRESSION_INVALID_OPTIONS', /encodings lists "gzip" twice/],
+    [{ encodings: ['gzip', 'gzip'] }, 'GATEHOUSE_COMPRESSION_INVALID_OPTIONS', /^compression options: encodings: lists "gzip" twice/],
     [{ minimum_size: 1 }, 'GATEHOUSE_CORE_INVALID_OPTIONS', /options are camelCase: minimumSize/]
   ] as const) {
     const app = Fastify()

@@ -1,6 +1,5 @@
 import { test } from 'tap'
-import { isCompressible } from '../src/compressible.js'
-import { varyWithAcceptEncoding } from '../src/vary.js'
+import { isCompressible, memo, MEMO_ENTRIES } from '../src/compressible.js'
 
 test('compressible types: text/*, JSON, JavaScript, XML, SVG and the +json/+xml families', async (t) => {
   for (const type of ['text/plain', 'text/html; charset=utf-8', 'text/css', 'text/javascript', 'TEXT/CSV',
@@ -15,13 +14,22 @@ test('compressible types: text/*, JSON, JavaScript, XML, SVG and the +json/+xml 
   }
 })
 
-test('Vary: Accept-Encoding is merged once, case-insensitively', async (t) => {
-  t.equal(varyWithAcceptEncoding(undefined), 'Accept-Encoding')
-  t.equal(varyWithAcceptEncoding(''), 'Accept-Encoding')
-  t.equal(varyWithAcceptEncoding('Origin'), 'Origin, Accept-Encoding')
-  t.equal(varyWithAcceptEncoding('Origin, Cookie'), 'Origin, Cookie, Accept-Encoding')
-  t.equal(varyWithAcceptEncoding(['Origin', 'Cookie']), 'Origin, Cookie, Accept-Encoding')
-  t.equal(varyWithAcceptEncoding('origin, accept-encoding'), undefined)
-  t.equal(varyWithAcceptEncoding('Accept-Encoding'), undefined)
-  t.equal(varyWithAcceptEncoding('*'), undefined, '* already covers it')
+test('the memory of Content-Type answers is bounded and keeps the types in use', async (t) => {
+  t.equal(memo.max, MEMO_ENTRIES)
+  t.ok(isCompressible('application/json'))
+  let largest = 0
+  let wrong = 0
+  for (let i = 0; i < MEMO_ENTRIES * 20; i++) {
+    if (isCompressible(`application/x-odd-${i}`)) wrong++
+    // A type in use stays remembered while odd ones come and go.
+    if (i % 50 === 0 && !isCompressible('application/json')) wrong++
+    largest = Math.max(largest, memo.size)
+  }
+  t.equal(wrong, 0, 'every answer right')
+  t.equal(largest, MEMO_ENTRIES, 'the memory never held more than its bound')
+  t.equal(memo.size, MEMO_ENTRIES)
+  t.ok(memo.has('application/json'), 'the recently used type survived the flood')
+  t.notOk(memo.has('application/x-odd-0'), 'the oldest odd type was dropped')
+  t.ok(isCompressible(`text/${'x'.repeat(200)}`), 'a long value is answered')
+  t.notOk(memo.has(`text/${'x'.repeat(200)}`), 'but not remembered')
 })

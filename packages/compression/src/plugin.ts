@@ -1,0 +1,141 @@
+import { pipeline } from 'node:stream'
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
+import { addVary } from '@fastify-gatehouse/core'
+import { createNegotiator } from './accept-encoding.js'
+import { isCompressible } from './compressible.js'
+import { createEncoder, type Encoder } from './encoders.js'
+import { resolveCompressionOptions, type CompressionOptions, type Encoding } from './options.js'
+
+// Bodies up to this size are compressed on the event loop (cheapest: no
+// thread hop, no stream); larger ones on the thread pool, so that one big
+// response does not stall every other request.
+const SYNC_LIMIT = 64 * 1024
+
+// The bytes differ from the identity representation's: a strong validator
+// would claim byte equality (RFC 9110 §8.8.1).
+function weaken (reply: FastifyReply): void {
+  const etag = reply.getHeader('etag')
+  if (typeof etag === 'string' && etag.charCodeAt(0) === 0x22) reply.header('etag', `W/${etag}`)
+}
+
+function markEncoded (reply: FastifyReply, coding: Encoding): void {
+  reply.header('content-encoding', coding)
+  weaken(reply)
+}
+
+/**
+ * The compression component's plugin: negotiation and encoding in one
+ * `onSend` hook.
+ */
+export const compression: FastifyPluginAsync<CompressionOptions> = async function compression (app, options) {
+  const opts = resolveCompressionOptions(options)
+  const minimumSize = opts.minimumSize
+  const encoders = new Map<Encoding, Encoder>(opts.encodings.map((name) => [name, createEncoder(name, opts.compressionLevel)]))
+  const negotiate = createNegotiator(opts.encodings)
+
+  function sendStream (request: FastifyRequest, reply: FastifyReply, payload: NodeJS.ReadableStream, done: (err: Error | null, payload?: unknown) => void): void {
+    const declared = reply.getHeader('content-length')
+    if (declared !== undefined && Number(declared) < minimumSize) {
+      done(null, payload)
+      return
+    }
+    addVary(reply, 'Accept-Encoding')
+    const coding = negotiate(request.headers['accept-encoding'])
+    if (coding === null) {
+      done(null, payload)
+      return
+    }
+    reply.removeHeader('content-length')
+    markEncoded(reply, coding)
+    // A HEAD answer has the GET's headers and no body: Fastify reads the
+    // stream and discards it, so encoding it would be wasted work.
+    if (request.method === 'HEAD') {
+      done(null, payload)
+      return
+    }
+    const encoded = encoders.get(coding)!.stream()
+    pipeline(payload, encoded, (err) => {
+      // A client that goes away mid-stream is not an error of ours.
+      if (err != null && (err as NodeJS.ErrnoException).code !== 'ERR_STREAM_PREMATURE_CLOSE') {
+        request.log.warn({ err }, 'compression: the response stream failed')
+      }
+    })
+    done(null, encoded)
+  }
+
+  // A 304 has no body to encode, but it carries the headers the 200 would
+  // have (RFC 9110 §15.4.5): a cache that refreshes its stored, compressed
+  // copy from it must not be told the ETag is strong or that nothing varies.
+  // The body's size is unknown here, so this follows the type and the client.
+  function revalidated (request: FastifyRequest, reply: FastifyReply): void {
+    if (!isCompressible(reply.getHeader('content-type')) || reply.hasHeader('content-encoding')) return
+    const coding = negotiate(request.headers['accept-encoding'])
+    if (coding === null) return
+    addVary(reply, 'Accept-Encoding')
+    weaken(reply)
+  }
+
+  // HEAD goes the GET's way (RFC 9110 §9.3.2: the same header fields): a
+  // buffered body is encoded so that Content-Length is the one GET sends,
+  // and Fastify's HEAD handling then drops the body.
+  app.addHook('onSend', function compress (request, reply, payload, done) {
+    const status = reply.statusCode
+    if (status === 304) {
+      revalidated(request, reply)
+      done(null, payload)
+      return
+    }
+    if (payload == null) {
+      done(null, payload)
+      return
+    }
+    if (status < 200 || status === 204 || status === 206 ||
+      reply.hasHeader('content-encoding') || reply.hasHeader('content-range') ||
+      !isCompressible(reply.getHeader('content-type'))) {
+      done(null, payload)
+      return
+    }
+    const text = typeof payload === 'string'
+    if (!text && !Buffer.isBuffer(payload)) {
+      if (typeof (payload as NodeJS.ReadableStream).pipe === 'function') sendStream(request, reply, payload as NodeJS.ReadableStream, done)
+      // Web streams and other payloads pass through as they are.
+      else done(null, payload)
+      return
+    }
+    const body = payload as string | Buffer
+    // A string's byte length is at least its length; count bytes only when that is not enough.
+    if (body.length < minimumSize && (!text || Buffer.byteLength(body) < minimumSize)) {
+      done(null, payload)
+      return
+    }
+    // From here the response depends on Accept-Encoding, whichever coding is chosen.
+    addVary(reply, 'Accept-Encoding')
+    const coding = negotiate(request.headers['accept-encoding'])
+    if (coding === null) {
+      done(null, payload)
+      return
+    }
+    const encoder = encoders.get(coding)!
+    const finish = (encoded: Buffer): void => {
+      // Only a smaller body is worth the client's decoding work.
+      if (encoded.length >= body.length && (!text || encoded.length >= Buffer.byteLength(body))) {
+        done(null, payload)
+        return
+      }
+      markEncoded(reply, coding)
+      // A length the route set is the identity body's. Fastify sets it anew
+      // from the Buffer sent for GET, but keeps a set one for a HEAD route
+      // of the user's own; remove it so both count the encoded bytes.
+      reply.removeHeader('content-length')
+      done(null, encoded)
+    }
+    if (body.length <= SYNC_LIMIT) {
+      finish(encoder.sync(body))
+    } else {
+      encoder.async(body, (err, encoded) => {
+        if (err !== null) done(err)
+        else finish(encoded)
+      })
+    }
+  })
+}
