@@ -14,8 +14,9 @@ const EXACT = new Set([
 const NEVER = new Set(['text/event-stream'])
 
 // Content-Type is usually the application's, but a route may echo a value
-// the caller chose: the memory of answers is bounded (least recently used
-// types go first) and keeps short values only.
+// the caller chose: the memory of answers is bounded and keeps short values
+// only. Hits are read with `peek`, as in accept-encoding.ts: the oldest
+// answer goes first.
 export const MEMO_ENTRIES = 128
 export const MEMO_VALUE_LENGTH = 128
 /** The answers remembered, by Content-Type value. Exported for tests. */
@@ -33,7 +34,7 @@ function decide (contentType: string): boolean {
 /** Whether a Content-Type header value names a compressible type. No type: not compressible. */
 export function isCompressible (contentType: unknown): boolean {
   if (typeof contentType !== 'string') return false
-  let answer = memo.get(contentType)
+  let answer = memo.peek(contentType)
   if (answer === undefined) {
     answer = decide(contentType)
     if (contentType.length <= MEMO_VALUE_LENGTH) memo.set(contentType, answer)
