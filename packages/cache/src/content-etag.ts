@@ -11,6 +11,7 @@ const ignore = (): void => {}
  * body) and this package makes the conditional decision (lists, `*`, weak
  * comparison, GET/HEAD only), which @fastify/etag does not. Called only for
  * the responses the cache component chooses, instead of every response.
+ * D-CACHE-05: its hook, called by ours; registered as a plugin it would tag every response.
  */
 export async function contentEtagSetter (): Promise<(request: FastifyRequest, reply: FastifyReply, payload: string | Buffer) => void> {
   let hook: OnSend | undefined

@@ -6,6 +6,7 @@ const QVALUE = /^(?:0(?:\.\d{0,3})?|1(?:\.0{0,3})?)$/
 
 // Clients send a handful of distinct values; remember the answer for each.
 // Bounded (and only short values), so odd headers cannot grow it.
+// D-COMPRESSION-01: answers memoised in small bounded maps.
 const MEMO_ENTRIES = 256
 const MEMO_VALUE_LENGTH = 256
 
@@ -51,6 +52,7 @@ function parse (header: string): Weights {
  * `*` is listed. Identity wins only when it is weighted above the best
  * coding. No header, or an empty one, means identity (the RFC lets a server
  * pick any coding then, but a client that sends nothing may not decode one).
+ * D-COMPRESSION-05.
  */
 export function createNegotiator (offered: readonly Encoding[]): (header: string | undefined) => Encoding | null {
   const memo = new Map<string, Encoding | null>()
