@@ -66,7 +66,7 @@ async function instructionsIn (dir: string, part: string): Promise<number> {
  * callgrind: the server runs under it, takes `warmup` requests (so that the
  * JIT has compiled the hot path), has its counters zeroed, takes `count`
  * more, and dumps. Unlike CPU time this does not move with what else the
- * machine is doing.
+ * machine is doing. D-BENCH-03: they settle ties; the targets stay in CPU µs.
  */
 export async function countInstructions (suite: string, name: string, scenario: Scenario, warmup: number, count: number): Promise<number> {
   const dir = await mkdtemp(join(tmpdir(), 'gatehouse-callgrind-'))

@@ -7,6 +7,7 @@ import { cpus } from 'node:os'
  * generator on separate cores stop stealing each other's time slices, which
  * is most of the run-to-run noise of CPU-per-request on a 2-core machine.
  * Returns false (and pins nothing) where taskset or a second core is missing.
+ * D-BENCH-02.
  */
 export function pinToCpu (pid: number, cpu: number): boolean {
   if (cpus().length < 2) return false

@@ -59,7 +59,10 @@ export interface Demo {
   close: () => Promise<void>
 }
 
-/** Builds the demo: AppServer with login on, file stores, the admin, a first API key. */
+/**
+ * Builds the demo: AppServer with login on, file stores, the admin, a first API key.
+ * D-SERVER-05: first-start secrets are printed once.
+ */
 export async function startDemo (options: DemoOptions): Promise<Demo> {
   const users = await FileUserStore.open(join(options.dataDir, 'users.json'))
   const tokens = await FileApiKeyStore.open(join(options.dataDir, 'keys.json'))

@@ -39,7 +39,8 @@ export interface LocalIdp {
  * code only), PKCE required, its own RS256 signing key, in-memory storage,
  * oidc-provider's development login and consent forms, and the users of
  * {@link LOCAL_IDP_USERS}. It prints oidc-provider's warnings about these
- * development defaults on start.
+ * development defaults on start. The tests import this one set-up (D-OIDC-09);
+ * oidc-provider 8, the line made for Node 20 (D-OIDC-01).
  */
 export async function startLocalIdp (options: LocalIdpOptions): Promise<LocalIdp> {
   const clientId = options.clientId ?? 'gatehouse'

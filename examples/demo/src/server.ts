@@ -14,7 +14,7 @@ if (unknown.length > 0) {
 // With the local provider, the relying party is http://localhost:<port> and
 // the provider http://127.0.0.1:<port>: two sites to the browser, as in
 // real deployments. The redirect URI is registered before listening, so
-// the port must be known first.
+// the port must be known first (D-OIDC-10).
 const host = process.env.HOST || (withLocalIdp ? 'localhost' : '127.0.0.1') // an empty HOST means unset
 let port = Number.parseInt(process.env.PORT ?? '8000', 10)
 const dataDir = resolve(process.env.GATEHOUSE_DEMO_DATA ?? '.demo-data')

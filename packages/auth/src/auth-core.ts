@@ -164,6 +164,7 @@ export class AuthCore {
     if (jws === 'not-a-jws') throw this.#invalidToken('The token is not valid')
     if (jws === 'malformed') throw this.#invalidToken('The token is malformed')
     if (jws === 'critical') throw this.#invalidToken('The token uses unsupported critical header parameters')
+    // D-AUTH-02: the token's alg picks the verifiers; `none` or HS-with-an-RSA-key never reaches a key.
     const candidates = this.#verifiers.filter((v) => v.algorithm === jws.header.alg)
     if (candidates.length === 0) throw this.#invalidToken('The token algorithm is not accepted')
     return this.#tryVerifiers(token, jws, candidates, 0, this.#now(), undefined)
@@ -184,6 +185,7 @@ export class AuthCore {
       if (avatar !== undefined) return avatar
       failure = this.#worse(failure, result as JwtFailure)
     }
+    // D-AUTH-03: unreachable keys are a 503; the caller's token may be fine.
     if (failure?.unavailable === true) {
       throw new HttpError(503, 'Cannot verify the token now: the signing keys are unavailable', { code: KEYS_UNAVAILABLE, headers: { 'retry-after': '30' } })
     }
@@ -196,7 +198,7 @@ export class AuthCore {
     return result.avatar
   }
 
-  // A real refusal tells the caller more than "keys unavailable".
+  // A real refusal tells the caller more than "keys unavailable" (D-AUTH-03).
   #worse (kept: JwtFailure | undefined, next: JwtFailure): JwtFailure {
     return kept === undefined || kept.unavailable === true ? next : kept
   }

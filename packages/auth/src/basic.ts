@@ -35,6 +35,7 @@ const INVALID = Object.freeze({ refused: 'invalid', detail: 'Invalid user name o
  * looked up by SHA-256; never an early exit on the secret's content);
  * `passwordHash` users are verified with scrypt once, then served from a
  * bounded cache keyed by the SHA-256 of the credential.
+ * D-AUTH-06: found like static bearer tokens (D-AUTH-11); hashing every request was the cost above the peer.
  */
 export class BasicBackend {
   readonly #plain: SecretTable<Avatar>
@@ -72,6 +73,7 @@ export class BasicBackend {
 
   /** The caller for credentials already known (a plain entry, or verified and cached), without decoding them. */
   known (credentials: string, now: number): Avatar | undefined {
+    // D-AUTH-06: the credential's SHA-256 only while the cache of verified hashes holds anything.
     return this.#plain.find(credentials) ?? (this.#verified.size === 0 ? undefined : this.#verified.get(sha256(credentials), now))
   }
 

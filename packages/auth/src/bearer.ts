@@ -17,6 +17,7 @@ export const TOKEN68 = /^[A-Za-z0-9\-._~+/]+=*$/
  * Static bearer tokens, found through a {@link SecretTable}: a few are all
  * compared with the candidate in constant time, more are looked up by the
  * SHA-256 of the candidate.
+ * D-AUTH-11.
  */
 export class StaticTokens {
   readonly #table: SecretTable<Avatar>
@@ -28,6 +29,7 @@ export class StaticTokens {
       const where = `bearer.${name}`
       if (typeof entry?.token !== 'string' || entry.token === '') throw new GATEHOUSE_AUTH_INVALID_CONFIG(where, 'token is required')
       if (!TOKEN68.test(entry.token)) throw new GATEHOUSE_AUTH_INVALID_CONFIG(where, 'token must be RFC 6750 b64token characters')
+      // D-AUTH-07: API keys belong in the key store.
       if (entry.token.startsWith('gak_')) throw new GATEHOUSE_AUTH_INVALID_CONFIG(where, 'tokens starting with gak_ are API keys; issue them with the key store')
       const digest = sha256(entry.token)
       if (digests.has(digest)) throw new GATEHOUSE_AUTH_INVALID_CONFIG(where, 'the same token is configured twice')

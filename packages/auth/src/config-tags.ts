@@ -5,6 +5,7 @@ import { GATEHOUSE_AUTH_INVALID_CONFIG } from './errors.js'
  * Tags given in options (`basic.alice.tags`, `jwt.main.allowedTags`…): a
  * comma-separated string or a list, each tag in the rule grammar's
  * alphabet. Throws `GATEHOUSE_AUTH_INVALID_CONFIG` naming `where`.
+ * D-RULES-06.
  */
 export function configTags (value: unknown, where: string): string[] {
   let tags: string[]

@@ -1,6 +1,6 @@
 // Node's HTTP parser keeps the first Authorization header and drops the
 // others (RFC 9110 §5.3: it is not a list header); a proxy in front may keep
-// the last one. The raw header list still holds them all.
+// the last one. The raw header list still holds them all (D-AUTH-18).
 
 const NAME = 'authorization'
 

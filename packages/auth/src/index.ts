@@ -7,6 +7,7 @@ import { authOptionsSchema, KNOWN_SECTIONS, type AuthOptions } from './options.j
 
 const auth: FastifyPluginAsync<AuthOptions> = async function auth (app, options) {
   for (const section of Object.keys(options)) {
+    // D-AUTH-10: ignored as the spec says, but a typo such as `basci` must not go unseen.
     if (!KNOWN_SECTIONS.has(section)) app.log.warn(`auth: ignoring unknown section "${section}"`)
   }
   const core = await AuthCore.create({
@@ -20,6 +21,7 @@ const auth: FastifyPluginAsync<AuthOptions> = async function auth (app, options)
       done()
       return
     }
+    // D-AUTH-18.
     if (repeatsAuthorization(request.raw.rawHeaders)) {
       done(new HttpError(400, 'Send one Authorization header, not several', { code: DUPLICATE_AUTHORIZATION }))
       return

@@ -2,7 +2,7 @@ import { constants, createHmac, KeyObject, timingSafeEqual, verify } from 'node:
 
 // Compact JWS (RFC 7515) signatures checked synchronously with node:crypto.
 // jose is kept for key import and remote key sets; its WebCrypto verify is
-// asynchronous and several times slower for HMAC.
+// asynchronous and several times slower for HMAC (D-AUTH-01).
 
 const HASH: Readonly<Record<string, string>> = {
   HS256: 'sha256', HS384: 'sha384', HS512: 'sha512',
@@ -37,12 +37,15 @@ export function decodeJws (token: string): DecodedJws | 'not-a-jws' | 'malformed
     return 'not-a-jws'
   }
   if (header === null || typeof header !== 'object' || Array.isArray(header) || typeof (header as { alg?: unknown }).alg !== 'string') return 'not-a-jws'
-  // RFC 7515 §4.1.11: extensions we do not understand must be refused.
+  // RFC 7515 §4.1.11: extensions we do not understand must be refused (D-AUTH-01).
   if ('crit' in header || 'b64' in header) return 'critical'
   return { header: header as Record<string, unknown>, payload, signingInput: token.slice(0, second), signature: Buffer.from(signature, 'base64url') }
 }
 
-/** Whether `key` may verify `algorithm`; a reason when not (wrong type, curve, or an RSA key under 2048 bits). */
+/**
+ * Whether `key` may verify `algorithm`; a reason when not (wrong type, curve, or an RSA key under 2048 bits).
+ * D-AUTH-01: key types, RSA sizes (≥ 2048) and curves are checked at boot.
+ */
 export function keyProblem (algorithm: string, key: KeyObject | Buffer): string | undefined {
   if (algorithm.startsWith('HS')) return Buffer.isBuffer(key) ? undefined : `${algorithm} needs a secret`
   if (Buffer.isBuffer(key) || key.type !== 'public') return `${algorithm} needs a public key`

@@ -1,4 +1,4 @@
-// RFC 7519 §4.1 checks of a verified token's claims.
+// RFC 7519 §4.1 checks of a verified token's claims: one checker for every algorithm (D-AUTH-01).
 
 /** What the claims are checked against. */
 export interface ClaimRules {
@@ -35,6 +35,7 @@ export function checkClaims (payload: string, rules: ClaimRules, now: number): C
   if ((exp !== undefined && !isNumericDate(exp)) || (nbf !== undefined && !isNumericDate(nbf)) || (iat !== undefined && !isNumericDate(iat))) {
     return { detail: 'The token claims are invalid' }
   }
+  // D-AUTH-17: `exp` required by default; `maxAge` makes `iat` required; a future `iat` is refused.
   if (exp === undefined && rules.requireExp) return { detail: 'The token has no exp claim' }
   if (iat === undefined && rules.maxAge !== undefined) return { detail: 'The token has no iat claim' }
   if (exp !== undefined && exp <= seconds - tolerance) return { detail: 'The token has expired' }

@@ -68,6 +68,7 @@ export interface VerifiedJwt {
 
 type RemoteKeys = ReturnType<typeof createRemoteJWKSet>
 
+// D-AUTH-04: RFC 7518 §3.2.
 const MIN_SECRET_BYTES: Record<string, number> = { HS256: 32, HS384: 48, HS512: 64 }
 
 // Failures of jose's remote key set, in RFC 6750 words.
@@ -178,6 +179,7 @@ export class JwtVerifier {
   }
 
   #check (jws: DecodedJws, key: KeyObject | Buffer, now: number): VerifiedJwt | JwtFailure {
+    // D-AUTH-01: the signature is checked before the payload is parsed.
     if (!signatureValid(this.algorithm, key, jws)) return { detail: 'The token signature is invalid' }
     const checked = checkClaims(jws.payload, this.#rules, now)
     if ('detail' in checked) return checked

@@ -22,7 +22,10 @@ export interface AuthOptions {
   jwtCache?: Partial<CacheOptions>
 }
 
-/** The sections this component reads; others are ignored (with a warning). */
+/**
+ * The sections this component reads; others are ignored (with a warning).
+ * D-AUTH-10.
+ */
 export const KNOWN_SECTIONS = new Set(['basic', 'bearer', 'jwt', 'apiKeys', 'realm', 'basicCache', 'jwtCache'])
 
 const tags = Type.Union([Type.String(), Type.Array(Type.String())])

@@ -4,7 +4,7 @@ import { sha256 } from './digest.js'
  * Up to this many secrets, comparing a candidate with every one of them in
  * constant time costs less than hashing it (a SHA-256 is ~0.3 µs, a compare
  * of a 43-character string ~0.05 µs); past it, the digest map keeps the
- * lookup O(1). Measured in bench/auth (docs/decisions.md).
+ * lookup O(1). Measured in bench/auth (D-AUTH-11).
  */
 export const SCAN_LIMIT = 8
 
@@ -16,6 +16,7 @@ export const SCAN_LIMIT = 8
  * difference is folded into the result. Neither where the two differ nor
  * the secret's length shows; a plain compare that stops at unequal lengths
  * would tell a Basic password's length.
+ * D-AUTH-11: time depends on the candidate's length alone.
  */
 export class ConstantTimeSecret {
   readonly #length: number

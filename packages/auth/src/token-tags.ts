@@ -26,7 +26,7 @@ export interface TokenTagSettings {
   readonly policy: TokenTagPolicy
 }
 
-// The claim is named in error descriptions, so in a WWW-Authenticate header.
+// The claim is named in error descriptions, so in a WWW-Authenticate header (D-AUTH-13).
 const CLAIM_NAME = /^[\x20-\x7e]+$/
 
 /**
@@ -34,6 +34,7 @@ const CLAIM_NAME = /^[\x20-\x7e]+$/
  * `GATEHOUSE_AUTH_INVALID_CONFIG` naming the option under `where`
  * (`jwt.main.allowedTags: …`). SUPERADMIN in `tags` or `allowedTags` needs
  * `allowSuperadmin`; `allowedTags` needs `tagsClaim`.
+ * D-AUTH-15: SUPERADMIN from a verifier needs allowSuperadmin, in the claim and in `tags`; D-AUTH-14.
  */
 export function tokenTagSettings (options: TokenTagOptions, where: string): TokenTagSettings {
   const fail = (key: string, problem: string): never => { throw new GATEHOUSE_AUTH_INVALID_CONFIG(`${where}.${key}`, problem) }
@@ -61,6 +62,7 @@ const NONE: readonly string[] = Object.freeze([])
  * (else the token is refused), then only those the policy allows (others
  * are dropped). The reason for a refusal is RFC 6750 `error_description`
  * words and never quotes the token.
+ * D-AUTH-13: no claim is read unless named; D-AUTH-05: a wrong type refuses; D-AUTH-14: filtered, not refused.
  */
 export function tokenTags (claims: Readonly<Record<string, unknown>>, policy: TokenTagPolicy): readonly string[] | { readonly detail: string } {
   const { claim } = policy

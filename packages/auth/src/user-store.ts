@@ -11,6 +11,7 @@ export interface UserRecord {
  * A user whose password was just verified: the listed fields plus the
  * credential stamp, an opaque value that changes whenever the password is
  * set (a session keeps it and ends when it no longer matches).
+ * D-SESSION-11.
  */
 export interface VerifiedUser extends UserRecord {
   readonly stamp: string

@@ -8,6 +8,7 @@ import { parseHttpDate } from './http-date.js'
  * (weak comparison, `*` matches); otherwise If-Modified-Since, when it is a
  * valid HTTP-date and a Last-Modified is known. `opaque` is the current
  * ETag's opaque-tag; `lastModified` is in ms (NaN when unknown).
+ * D-CACHE-04: only RFC 9110 §13.2.2 steps 3 and 4; If-Match, If-Unmodified-Since and If-Range are not evaluated.
  */
 export function notModified (headers: IncomingHttpHeaders, opaque: string | undefined, lastModified: number): boolean {
   const ifNoneMatch = headers['if-none-match']

@@ -2,6 +2,7 @@
  * A strong entity tag from a file's size and modification time (the
  * validator nginx and most static servers use): it changes whenever a write
  * changes either, without reading the file.
+ * D-CACHE-02: strong, so compression can mark its variant weak and weak comparison still matches.
  */
 export function fileEtag (size: number, mtimeMs: number): string {
   return `"${size.toString(16)}-${Math.floor(mtimeMs).toString(16)}"`

@@ -5,6 +5,7 @@ import type { FastifyRequest } from 'fastify'
  * The file a response comes from: `request.scope.filePath` when the route
  * set it, else the path of an `fs.ReadStream` payload. A stream opened from
  * a file descriptor has no path and is not recognised.
+ * D-CACHE-02.
  */
 export function filePathOf (request: FastifyRequest, payload: unknown): string | undefined {
   const declared = request.scope?.filePath

@@ -12,6 +12,7 @@ export interface CacheOptions {
    * `public` in the Cache-Control of file responses (shared caches may
    * store them); `false` sends `private`. Responses to an authenticated
    * caller (`request.scope.auth` set) are always `private`. Default: `true`.
+   * D-CACHE-03.
    */
   public?: boolean
   /** Add `immutable` to the Cache-Control of file responses. Needs `maxAge` > 0. Default: `false`. */

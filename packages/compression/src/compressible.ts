@@ -10,7 +10,7 @@ const EXACT = new Set([
   'image/svg+xml'
 ])
 // Server-sent events must reach the client as each event is written; a
-// compressor would hold them back until its buffer fills.
+// compressor would hold them back until its buffer fills (D-COMPRESSION-02).
 const NEVER = new Set(['text/event-stream'])
 
 // Content-Type is usually the application's, but a route may echo a value

@@ -24,7 +24,7 @@ export function createEncoder (name: Encoding, level: number): Encoder {
     }
   }
   // Brotli's default quality (11) is far too slow for responses made per
-  // request; the same 1–9 scale is used as its quality instead.
+  // request; the same 1–9 scale is used as its quality instead (D-COMPRESSION-05).
   const options: zlib.BrotliOptions = {
     params: {
       [zlib.constants.BROTLI_PARAM_QUALITY]: level,

@@ -28,6 +28,7 @@ export class AuthRuleSyntaxError extends SyntaxError {
 }
 
 const TAG = new RegExp(`${TAG_CHARACTERS}+`, 'y')
+// D-RULES-03: bounded, so a config mistake fails with a message, not a stack overflow.
 const MAX_LENGTH = 1024
 const MAX_DEPTH = 32
 

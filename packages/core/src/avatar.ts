@@ -32,6 +32,7 @@ export class Avatar {
     if (init === null || typeof init !== 'object' || typeof init.backend !== 'string' || init.backend === '') {
       throw new GATEHOUSE_CORE_INVALID_AVATAR('it needs a backend name, e.g. new Avatar(id, { backend: "basic" })')
     }
+    // D-RULES-06: the alphabet is not enforced here: an avatar built from stored data must not become a 500.
     const tags = parseTags(init.tags)
     this.identity = identity
     this.tags = Object.freeze(tags)

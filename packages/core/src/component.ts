@@ -104,7 +104,10 @@ export function compareComponents (a: Component<any>, b: Component<any>): number
     (a.component.name < b.component.name ? -1 : a.component.name > b.component.name ? 1 : 0)
 }
 
-/** The registry that components add themselves to when their package is imported. */
+/**
+ * The registry that components add themselves to when their package is imported.
+ * D-CHAIN-03: importing a component package adds it here; recipes find components by name.
+ */
 export const components = new ComponentRegistry()
 
 /**
@@ -134,6 +137,7 @@ export function defineComponent<Options extends object> (
     for (const [key, value] of Object.entries(rawOptions ?? {})) {
       if (!REGISTER_KEYS.has(key)) options[key] = value
     }
+    // D-CHAIN-04: validated again here, so the plugin registered alone fails the same way.
     if (schema !== undefined) validateOptions(schema, options, `${name} options`)
     await ensureScope(app)
     await plugin.call(app, app, options as Options)

@@ -5,6 +5,7 @@ import type { FastifyInstance } from 'fastify'
 // response hooks are not: the component that saw the request first must see
 // the response last. These kinds are therefore held back while components
 // register, then added in descending component order.
+// D-CHAIN-01: held back and re-added, not a dispatcher per kind: real Fastify hooks, no per-request cost.
 const RESPONSE_PHASE = new Set(['preSerialization', 'onSend', 'onResponse', 'onError', 'onTimeout', 'onRequestAbort'])
 
 interface HeldHook {
@@ -57,7 +58,7 @@ export class HookOrdering {
 
   /**
    * Adds the held hooks: descending order; at equal order, by component name
-   * (the tie rule of docs/architecture.md); within a component, as added.
+   * (the tie rule of docs/architecture.md, D-CHAIN-02); within a component, as added.
    */
   flush (): void {
     const hooks = this.#held.splice(0).sort((a, b) =>

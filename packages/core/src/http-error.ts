@@ -17,6 +17,7 @@ export interface HttpErrorOptions {
 
 // Header values go on the wire as they are: only tab and visible ASCII are
 // safe (Node refuses the rest with an exception at send time).
+// D-ERRORS-09: refused at construction, so answering an error cannot throw.
 const SAFE_HEADER_VALUE = /^[\t\x20-\x7e]*$/
 
 /**
@@ -31,7 +32,10 @@ export class HttpError extends Error {
   readonly headers: ErrorHeaders
   /** Stable code sent as `code` in the body, when given. */
   readonly code: string | undefined
-  /** Marks the message as written for the caller (see the errors component). */
+  /**
+   * Marks the message as written for the caller (see the errors component).
+   * D-ERRORS-01: an HttpError's detail is shown whatever its status.
+   */
   readonly expose = true
 
   constructor (status: number, detail?: string, options: HttpErrorOptions = {}) {

@@ -10,7 +10,7 @@ export { formatChallenge, quoteString } from './challenge.js'
 export { ensureScope } from './scope.js'
 export { trackRouteRules } from './rule-coverage.js'
 export { AuthRuleSyntaxError, compileAuthRule } from './auth-rule.js'
-// The `authRule` route option (declaration merging into Fastify's types).
+// The `authRule` route option (declaration merging into Fastify's types; D-RULES-05).
 export type {} from './route-rules.js'
 export type { AuthRule, Tagged } from './auth-rule.js'
 export type { AnyFastifyInstance, RequestScope } from './scope.js'

@@ -40,6 +40,7 @@ export const serverSectionSchema = Type.Object({
   ...serverLimitsSchema.properties
 }, { additionalProperties: false })
 
+// D-CONFIG-01: files over 1 MiB, duplicate YAML keys and alias bombs are refused.
 const MAX_FILE_BYTES = 1024 * 1024
 const SECTIONS = ['server', 'middleware', 'auth_middleware', 'server_app']
 
@@ -92,6 +93,7 @@ export function recipeFromConfig (config: unknown, options: LoadRecipeOptions = 
         result.authMiddleware = section(registry.get('auth')?.component.schema, value, 'auth_middleware',
           'the auth component is not installed (import @fastify-gatehouse/auth)') as Record<string, unknown>
         break
+      // D-CONFIG-01: validated by the schema its owner supplies; without one the section is an error.
       case 'server_app':
         result.serverApp = section(options.serverAppSchema, value, 'server_app',
           'this section is read by @fastify-gatehouse/server (gatehouse serve)') as Record<string, unknown>

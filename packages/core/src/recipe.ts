@@ -56,6 +56,7 @@ export function resolveRecipe (recipe: Recipe, registry: ComponentRegistry): Cha
     chosen.set(name, settingOptions(setting, joinPath('middleware', name)))
   }
 
+  // D-CONFIG-02: authMiddleware arms auth; its options are given in one place, not also in middleware.auth.
   if (recipe.authMiddleware !== undefined) {
     if (!isPlainObject(recipe.authMiddleware)) {
       throw new GATEHOUSE_CORE_INVALID_OPTIONS('authMiddleware', 'expected an object')
@@ -71,6 +72,7 @@ export function resolveRecipe (recipe: Recipe, registry: ComponentRegistry): Cha
     if (explicit !== null) chosen.set('auth', recipe.authMiddleware)
   }
 
+  // D-CHAIN-04: the whole recipe is validated, with recipe paths, before anything registers.
   const steps: ChainStep[] = []
   for (const component of registry.list()) {
     const { name, schema } = component.component

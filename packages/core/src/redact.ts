@@ -7,9 +7,11 @@ import { isSecretName, isSecretParam } from './secret-name.js'
 /** What a secret is replaced with in log lines. */
 export const REDACTED = '[REDACTED]'
 
+// D-LOGGING-01: API keys keep their public id; credentials keep their scheme; over-redaction is accepted.
 const API_KEY = /\b(gak_[0-9a-f]{16}_)[A-Za-z0-9_-]+/g
 // A JWS or JWE in compact form: a base64url JSON header (`{"` is `eyJ`),
 // then two or four more dot-separated base64url segments (some may be empty).
+// D-LOGGING-08: JWT shapes are masked anywhere, raw or percent-encoded.
 const JWT = /eyJ[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]*){2,4}/g
 const CREDENTIAL = /\b(Bearer|Basic|Digest|Negotiate|Token)\s+[^\s,;]+/gi
 // Their scheme is kept (`Bearer [REDACTED]`); other secret-named headers are masked whole.
@@ -69,6 +71,7 @@ function decodeKey (key: string): string {
 // Every API key contains "gak", raw or percent-encoded ("gak%5F"), and
 // every JWT "eyJ": paths and values without them (nearly all) are returned
 // untouched at the cost of one scan.
+// D-LOGGING-08: the fast path leaves ordinary paths untouched.
 const MAY_HOLD_TOKEN = /gak|eyJ/i
 
 /** A path segment or query value with API keys and JWTs masked, also when percent-encoded. */
@@ -80,6 +83,7 @@ function redactValue (raw: string): string {
 
 // A URL nested in a parameter (`?next=/cb?token=…`) gets the same treatment
 // as the URL itself, a few levels deep; deeper nesting is masked whole.
+// D-LOGGING-08: nested URLs redacted three levels deep, then masked whole.
 const MAX_NESTING = 3
 const HOLDS_PAIR = /=|%3d/i
 
@@ -160,6 +164,7 @@ function sanitize (value: unknown, depth: number): unknown {
  * message, stack, `cause` and own fields (recursively, secret-named fields
  * replaced). An error keeps its prototype, so the serializer still reports
  * its class (`type: "TypeError"`).
+ * D-LOGGING-05: nested fields and causes are redacted too; D-LOGGING-07: bytes become their size.
  */
 export function errorForLog (thrown: unknown, depth = 0): Error {
   if (!(thrown instanceof Error)) return new Error(redactText(safeString(thrown)))

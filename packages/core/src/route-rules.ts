@@ -43,6 +43,7 @@ export function unenforcedRule (config: unknown): boolean {
  * puts its check first among the route's own `onRequest` hooks: Fastify runs
  * those after every instance-level `onRequest` hook (auth, session), and
  * before the body is parsed.
+ * D-RULES-01: enforced by core, so a rule holds even with auth off (403).
  */
 export function enforceRouteRules (app: FastifyInstance): void {
   app.addHook('onRoute', function compileRouteRule (route) {
@@ -72,6 +73,7 @@ export function enforceRouteRules (app: FastifyInstance): void {
     }
     const enforceAuthRule: onRequestHookHandler = function enforceAuthRule (request, _reply, done) {
       const caller = request.scope?.auth ?? null
+      // D-RULES-02: an anonymous caller never satisfies a rule, even a purely negative one.
       if (caller === null || !allows(caller)) {
         done(new GATEHOUSE_CORE_FORBIDDEN())
         return

@@ -2,6 +2,7 @@ import type { FastifyInstance, RouteOptions } from 'fastify'
 import { GATEHOUSE_CORE_ROUTES_BEFORE_CHAIN, GATEHOUSE_CORE_UNENFORCED_AUTH_RULE } from './errors.js'
 import type { AnyFastifyInstance } from './scope.js'
 
+// D-RULES-07 and D-RULES-08: why these checks, and what they cannot see.
 // Boot-time proof that every route rule is enforced. Fastify's `onRoute`
 // hooks never see routes declared before them, and Fastify keeps nothing of
 // a route's options but `config` (and shows even that only to a request, as

@@ -11,6 +11,7 @@
 // Over-redacting a harmless value costs a little debugging; missing a secret
 // leaks it into every log sink. When in doubt, a name is secret.
 
+// D-LOGGING-08: one naming rule for query parameters, headers and logged fields.
 const STEMS = /token|secret|sessid|passw|passphrase|passcode|pwd|bearer|jwt|session|cookie|credential|signature|assertion|authoriz|apikey|privatekey|accesskey|hmac/
 
 const WORDS = new Set(['pw', 'pass', 'pin', 'otp', 'key', 'sid', 'sig', 'auth'])

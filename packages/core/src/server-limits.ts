@@ -27,6 +27,7 @@ export interface ServerLimits {
 /** {@link ServerLimits} with every default applied. */
 export type ResolvedServerLimits = Readonly<Required<ServerLimits>>
 
+// D-SERVER-12: defaults a careful operator expects, assuming a proxy in front for keep-alive.
 export const serverLimitDefaults: ResolvedServerLimits = Object.freeze({
   requestTimeout: 60_000,
   headersTimeout: 20_000,
@@ -38,6 +39,7 @@ export const serverLimitDefaults: ResolvedServerLimits = Object.freeze({
 })
 
 // Node's timers hold at most 2^31 - 1 ms; a larger value would fire at once.
+// D-SERVER-12: keepAliveTimeout and bodyLimit ≥ 1 (Fastify reads 0 as its default); timers ≤ 2³¹−1 ms.
 const MAX_TIMER = 2_147_483_647
 const millis = (minimum: number) => Type.Integer({ minimum, maximum: MAX_TIMER })
 

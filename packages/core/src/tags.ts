@@ -6,6 +6,7 @@ import { GATEHOUSE_CORE_INVALID_TAGS } from './errors.js'
  * which builds its tokenizer from this). A tag outside this alphabet could
  * never be named by a rule, and may carry look-alikes or separators that
  * mean something else elsewhere; it is refused wherever tags come in.
+ * D-RULES-06: the one tag alphabet, checked at each boundary with that boundary's error.
  */
 export const TAG_CHARACTERS = '[A-Za-z0-9_.:-]'
 
@@ -15,6 +16,7 @@ const TAG = new RegExp(`^${TAG_CHARACTERS}+$`)
  * The tag of the bootstrapped administrator: the admin API
  * (`/_server/users`, `/_server/tokens`) requires it. A JWT never grants it
  * unless its verifier sets `allowSuperadmin`.
+ * D-AUTH-16: defined in core, so auth can refuse it without importing the server.
  */
 export const SUPERADMIN = 'SUPERADMIN'
 

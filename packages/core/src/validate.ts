@@ -67,6 +67,7 @@ export function validateOptions (
  * (`Type.Record`: user names, document names) are kept as written. A key
  * that is not the snake_case form of a schema key is kept as written, so
  * that validation reports it as unknown.
+ * D-CONFIG-01: snake_case only in files; map keys (user and document names) kept as written.
  */
 export function fromFileKeys (
   schema: TSchema,
@@ -89,6 +90,7 @@ export function fromFileKeys (
   const patterns = Object.values((objectSchema.patternProperties ?? {}) as Record<string, TSchema>)
   const result: Record<string, unknown> = {}
   for (const [fileKey, item] of Object.entries(value)) {
+    // D-CONFIG-03: keys are own properties; `constructor` is an ordinary key, `__proto__` is refused.
     if (fileKey === '__proto__') throw new GATEHOUSE_CORE_INVALID_OPTIONS(joinPath(path, fileKey), 'not allowed as a key')
     if (Object.hasOwn(properties, fileKey) && camelToSnake(fileKey) !== fileKey) {
       throw new GATEHOUSE_CORE_INVALID_OPTIONS(joinPath(path, fileKey), `unknown option (config files use snake_case: ${camelToSnake(fileKey)})`)

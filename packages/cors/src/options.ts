@@ -68,6 +68,7 @@ export function resolveCorsOptions (options: CorsOptions): ResolvedCorsOptions {
   }
   const allowCredentials = options.allowCredentials ?? defaults.allowCredentials
   const exposeHeaders = tokens('exposeHeaders', options.exposeHeaders, defaults.exposeHeaders)
+  // D-CORS-02: with credentials `*` would be a literal name, and response headers are unknown here.
   if (allowCredentials && exposeHeaders.includes('*')) {
     throw new GATEHOUSE_CORS_INVALID_OPTIONS('exposeHeaders', '"*" is only a wildcard without credentials (Fetch standard); list the headers')
   }

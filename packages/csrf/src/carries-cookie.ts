@@ -8,6 +8,7 @@ import type {} from '@fastify/cookie'
  * (the app set the hook later or off). One parser for both, so csrf sees the
  * session cookie in every spelling the session reads (`Cookie:  session_id
  * = …`), and sees no name the session would not read.
+ * D-CSRF-07 (supersedes D-CSRF-06): one cookie parser for csrf and the session.
  */
 export function cookieTest (app: FastifyInstance, name: string): (request: FastifyRequest) => boolean {
   return function carriesCookie (request) {

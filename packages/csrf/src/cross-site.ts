@@ -7,6 +7,7 @@ import { ownOrigin } from './own-origin.js'
  * when present it decides; `same-site` counts as foreign (a sibling
  * subdomain is another party). Without it (older browsers), the Origin
  * header is compared with the request's own origin.
+ * D-CSRF-01: Sec-Fetch-Site first (pages cannot forge it), then Origin; same-site is another party.
  */
 export function crossSiteTest (allowOrigins: readonly string[]): (request: FastifyRequest) => boolean {
   const allowed = new Set(allowOrigins)

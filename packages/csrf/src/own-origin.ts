@@ -6,6 +6,7 @@ const DEFAULT_PORT: Readonly<Record<string, string>> = { http: ':80', https: ':4
  * The request's own origin as a browser would serialise it, from Fastify's
  * `request.protocol` and `request.host`: X-Forwarded-Proto/-Host count only
  * when the server was built with `trustProxy`.
+ * D-CSRF-02: forwarded headers count only with Fastify's trustProxy.
  */
 export function ownOrigin (request: FastifyRequest): string {
   const protocol = request.protocol

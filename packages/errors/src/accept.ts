@@ -1,6 +1,7 @@
 // Just enough of RFC 9110 §12.5.1 to answer two questions: does the caller
 // accept HTML, and does it accept JSON? A range with q=0 is a refusal.
 
+// D-ERRORS-03 (text/plain only when HTML is listed and JSON is not) and D-ERRORS-04 (navigations).
 function acceptedTypes (accept: string | undefined): string[] {
   if (accept === undefined || accept === '') return []
   const types: string[] = []

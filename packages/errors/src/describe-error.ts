@@ -30,12 +30,13 @@ export function describeError (thrown: unknown): ErrorDescription {
     statusCode?: unknown, status?: unknown, message?: unknown, code?: unknown, headers?: unknown, expose?: unknown
   }
   const statusCode = statusOf(error)
+  // D-ERRORS-01: the message is shown for 4xx and HttpError, never for other 5xx.
   const exposed = thrown instanceof HttpError || error.expose === true || statusCode < 500
   const statusText = STATUS_CODES[statusCode] ?? 'Error'
   const message = exposed && typeof error.message === 'string' && error.message !== '' ? error.message : statusText
   const code = exposed && typeof error.code === 'string' ? error.code : undefined
   // Only an HttpError's headers (validated when it was made) reach the
-  // response: an upstream client error's headers are not ours to forward.
+  // response: an upstream client error's headers are not ours to forward (D-ERRORS-09).
   const headers = thrown instanceof HttpError ? thrown.headers : NO_HEADERS
   return { statusCode, error: statusText, message, code, headers, exposed }
 }

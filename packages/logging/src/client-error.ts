@@ -42,6 +42,7 @@ function answer (status: number, code: string | undefined): string {
  * ```
  *
  * AppServer installs it.
+ * D-LOGGING-07: a code, never bytes; it lives here because what it fixes is what gets logged.
  */
 export function clientErrorHandler (this: { log?: FastifyBaseLogger } | undefined, error: Error & { code?: unknown }, socket: Socket): void {
   // A reset connection is gone already: nothing to answer, nothing worth a line.

@@ -17,6 +17,7 @@ function redactedRequest (request: FastifyRequest): Record<string, unknown> {
  * log at `info`. This controller writes the same lines with the URL
  * redacted. AppServer installs it; give it to your own app as Fastify's
  * `logController` option.
+ * D-LOGGING-09 (amends D-LOGGING-02): a `req` serializer cannot be set on a logger the caller owns.
  */
 export class RedactingLogController extends LogController {
   override incomingRequest (request: FastifyRequest, reply: FastifyReply, metadata?: Record<string, unknown>): void {

@@ -30,7 +30,10 @@ function positive (name: string, value: unknown, fallback: number, store: string
   return value
 }
 
-/** Checks a `redis://` / `rediss://` URL; the message names what is wrong, never the password. */
+/**
+ * Checks a `redis://` / `rediss://` URL; the message names what is wrong, never the password.
+ * D-REDIS-05: a bad URL is an error; an unreachable Redis is only a warning.
+ */
 export function checkRedisUrl (url: unknown, label: string): string {
   if (typeof url !== 'string' || url === '') throw new GATEHOUSE_REDIS_INVALID_OPTIONS(label, 'expected a redis:// or rediss:// URL')
   let parsed: URL
@@ -56,6 +59,7 @@ function isClient (value: unknown): value is Redis {
  * while Redis is away (no offline queue, bounded command and connect
  * timeouts, one retry) and reconnects by itself; its `error` events are
  * absorbed (each failed call rejects on its own).
+ * D-REDIS-04.
  */
 export function openConnection (options: RedisConnection & RedisStoreOptions, store: string): OpenedConnection {
   if (typeof options !== 'object' || options === null) throw new GATEHOUSE_REDIS_INVALID_OPTIONS(store, 'expected { url } or { client }')

@@ -13,6 +13,7 @@ export const REDIS_UNAVAILABLE = 'GATEHOUSE_REDIS_UNAVAILABLE'
 /**
  * The error a store call rejects with when Redis does not answer in time or
  * refuses: a 503 whose message names no key (the cause keeps ioredis's error).
+ * D-REDIS-04: a 503 with Retry-After, so a failing lockout check says why.
  */
 export function redisUnavailable (cause: unknown): HttpError {
   return new HttpError(503, 'Redis unavailable: try again shortly', { code: REDIS_UNAVAILABLE, headers: { 'retry-after': '5' }, cause })

@@ -8,7 +8,8 @@ import { LuaScript } from './lua-script.js'
 // are claimed and settled atomically. Times come from the caller (its
 // `now`); the key's expiry is relative (PEXPIRE), so it holds whatever the
 // clock says. Every script takes KEYS: state; ARGV: now, maxAttempts,
-// backoff (s), resetAfter (s), cap (s).
+// backoff (s), resetAfter (s), cap (s). D-LOCKOUT-03 (claims), D-REDIS-03 (times
+// from the caller), D-LOCKOUT-06 (per-claim expiry, quiet time from the lock's end).
 
 const PRELUDE = `
 local now, max, backoff, reset_ms, cap = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]) * 1000, tonumber(ARGV[5])

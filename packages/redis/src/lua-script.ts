@@ -5,6 +5,7 @@ import type { Redis } from 'ioredis'
  * A Lua script run with EVALSHA (one round trip), sent once with EVAL when
  * the server does not know it yet (after a restart or SCRIPT FLUSH). Kept
  * apart from the client, so a client the caller owns gets no new commands.
+ * D-REDIS-02: EVALSHA, not defineCommand.
  */
 export class LuaScript {
   readonly #source: string

@@ -12,7 +12,8 @@ export const LOCKOUT_PREFIX = 'gatehouse:lock:'
 /**
  * Failed-login counters in Redis, shared by every server instance that uses
  * the same Redis and prefix (give it as `serverApp.login.store`). Each call
- * is one round trip: `fail` is a Lua script (read, count, lock, expire,
+ * is one round trip: `claim`, `recordFailure` and `refund` are Lua scripts
+ * (D-LOCKOUT-03: claimed before the password check, settled after,
  * atomically), `lockedFor` one HGET, `reset` one DEL. State expires by
  * itself once neither locked nor worth remembering (`resetAfter`). A
  * failure or timeout rejects with `GATEHOUSE_REDIS_UNAVAILABLE` (503).

@@ -14,7 +14,10 @@ interface StoredRecord { identity: string | null, tags: string[], data: Record<s
 const RESULTS: ReadonlySet<unknown> = new Set(['written', 'gone', 'conflict'])
 const text = (value: unknown): string | null => typeof value === 'string' ? value : null
 
-/** A record from its hash fields; a record without a version (written before versions existed) reads as version 0. */
+/**
+ * A record from its hash fields; a record without a version (written before versions existed) reads as version 0.
+ * D-SESSION-06: version 0 is not a live session; its user signs in again.
+ */
 function parse (json: string | null, expires: string | null, version: string | null, now: number): SessionRecord | null {
   if (json === null || expires === null) return null
   const expiresAt = Number(expires)

@@ -6,6 +6,7 @@ import { LuaScript } from './lua-script.js'
 // conditional on v (setSession). Signed-in sessions are members of the set
 // <prefix>identity:<identity>, which expires no earlier than its members.
 // Session keys are base64url (no ':'), so the two kinds never collide.
+// D-REDIS-01 (the layout) and D-SESSION-06 (the version).
 
 /** Raises the index's expiry to at least `exp`. Inlined in the scripts below. */
 const KEEP_INDEX = `

@@ -2,7 +2,7 @@ export { main as runCli } from './cli/main.js'
 export type { CliIo } from './cli/io.js'
 // The lockout store and policy live in @fastify-gatehouse/auth (so @fastify-gatehouse/redis
 // can implement the interface without depending on the server); re-exported
-// here so the server's public API is unchanged.
+// here so the server's public API is unchanged (D-LOCKOUT-02).
 export { MemoryLockoutStore, afterFailure, lockSeconds, MAX_LOCK_SECONDS } from '@fastify-gatehouse/auth'
 export type { LockoutPolicy, LockoutState, LockoutStore } from '@fastify-gatehouse/auth'
 export { serverApp } from './server-app/server-app.js'

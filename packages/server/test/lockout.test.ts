@@ -2,8 +2,8 @@ import { test } from 'tap'
 import * as auth from '@fastify-gatehouse/auth'
 import { MemoryLockoutStore, afterFailure, lockSeconds, MAX_LOCK_SECONDS } from '@fastify-gatehouse/server'
 
-// The lockout store and policy moved to @fastify-gatehouse/auth (docs/decisions.md,
-// "Redis stores"); the server's public API still carries them. The store's
+// The lockout store and policy moved to @fastify-gatehouse/auth (D-LOCKOUT-02 in
+// docs/decisions.md); the server's public API still carries them. The store's
 // behaviour is tested there (lockout-store.test.ts, with the conformance suite).
 test('@fastify-gatehouse/server re-exports the lockout API of @fastify-gatehouse/auth', async (t) => {
   t.equal(MemoryLockoutStore, auth.MemoryLockoutStore)

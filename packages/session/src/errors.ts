@@ -14,6 +14,7 @@ export const CHECK_UNAVAILABLE = 'GATEHOUSE_SESSION_CHECK_UNAVAILABLE'
 /** Other requests kept changing the session while this one tried to save it (409). */
 export const CONFLICT = 'GATEHOUSE_SESSION_CONFLICT'
 
+// D-SESSION-04: a 503 both ways, never a silent logout.
 export function storeUnavailable (cause: unknown): HttpError {
   return new HttpError(503, 'Session store unavailable', { code: STORE_UNAVAILABLE, headers: { 'retry-after': '5' }, cause })
 }

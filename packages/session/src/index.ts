@@ -45,8 +45,9 @@ const session: FastifyPluginAsync<SessionOptions> = async function session (app,
   if (check !== undefined && typeof check !== 'function') throw new GATEHOUSE_SESSION_INVALID_OPTIONS('checkIdentity must be a function')
   const times = { idleTtl: opts.idleTtl * 1000, absoluteTtl: opts.absoluteTtl * 1000, touchInterval: opts.touchInterval * 1000 }
   // Cookies are parsed and written with @fastify/cookie: ours when the app
-  // has none, or the app's own.
+  // has none, or the app's own (D-SESSION-05).
   if (!app.hasDecorator('serializeCookie')) await app.register(fastifyCookie)
+  // D-SESSION-10: exposed so the admin API can end a changed user's sessions at once.
   if (!app.hasDecorator('sessionStore')) app.decorate('sessionStore', store)
   const cookie = { httpOnly: true, secure: opts.secure, sameSite: opts.samesite, path: '/' } as const
   const cleared = app.serializeCookie(opts.cookieName, '', { ...cookie, maxAge: 0, expires: new Date(0) })
@@ -60,7 +61,10 @@ const session: FastifyPluginAsync<SessionOptions> = async function session (app,
     return avatar
   }
 
-  /** Whether `record` is a live session: unexpired, and written by a store that versions it. */
+  /**
+   * Whether `record` is a live session: unexpired, and written by a store that versions it.
+   * D-SESSION-06: a version-less record is not a session.
+   */
   function live (record: SessionRecord | null, now: number): record is SessionRecord {
     return record !== null && record.expiresAt > now && now < record.createdAt + times.absoluteTtl &&
       typeof record.version === 'number' && record.version >= 1
@@ -79,7 +83,8 @@ const session: FastifyPluginAsync<SessionOptions> = async function session (app,
       current.logout()
       return
     }
-    // A valid Authorization header wins; an invalid one never reaches here.
+    // A valid Authorization header wins; an invalid one never reaches here;
+    // any Authorization header means "not a session request" (D-AUTH-19).
     if (record.identity !== null && request.headers.authorization === undefined && request.scope.auth === null) {
       request.scope.auth = avatarFor(record, record.identity, current.tags)
     }
@@ -96,7 +101,10 @@ const session: FastifyPluginAsync<SessionOptions> = async function session (app,
     done()
   }
 
-  /** Loads and (with checkIdentity) re-checks the session; calls `done` once. */
+  /**
+   * Loads and (with checkIdentity) re-checks the session; calls `done` once.
+   * D-SESSION-10: sessions follow the user by a check on load; a throw is a 503 (fail closed).
+   */
   function load (request: FastifyRequest, id: string, key: string, record: SessionRecord | null, now: number, done: (err?: Error) => void): void {
     if (check === undefined || !live(record, now) || record.identity === null) {
       settle(request, id, key, record, now, undefined, done)
@@ -130,7 +138,7 @@ const session: FastifyPluginAsync<SessionOptions> = async function session (app,
     // request.cookies is parsed already unless the app set @fastify/cookie to a later hook.
     const id = header === undefined ? undefined : (request.cookies ?? app.parseCookie(header))[opts.cookieName]
     if (!isSessionId(id)) {
-      // No cookie, or one that is not ours: nothing is looked up, nothing set.
+      // No cookie, or one that is not ours: nothing is looked up, nothing set (D-SESSION-04).
       request.scope.session = new Session(times, now)
       done()
       return
@@ -153,7 +161,7 @@ const session: FastifyPluginAsync<SessionOptions> = async function session (app,
   async function apply (change: SessionChange, current: Session, request: FastifyRequest, reply: { header: (k: string, v: string) => unknown }): Promise<void> {
     switch (change.kind) {
       case 'touch':
-        // Best effort: a failed refresh must not fail a read-only request.
+        // D-SESSION-04: best effort: a failed refresh must not fail a read-only request.
         try {
           await store.touch(change.key, change.expiresAt)
         } catch (err) {
@@ -162,7 +170,7 @@ const session: FastifyPluginAsync<SessionOptions> = async function session (app,
         return
       case 'write': {
         const saved = await writeSession(store, current, change)
-        // Destroyed meanwhile (logout, a changed user, expiry, a sign-in in
+        // D-SESSION-07: destroyed meanwhile (logout, a changed user, expiry, a sign-in in
         // another tab that replaced it): the write is dropped and the response
         // kept. No Set-Cookie: the dead id opens nothing, and clearing the
         // cookie could delete the newer one that sign-in just set.
@@ -180,14 +188,14 @@ const session: FastifyPluginAsync<SessionOptions> = async function session (app,
   }
 
   // A response that sets or clears the session cookie carries a session id
-  // (or its end): no cache, shared or private, may keep it.
+  // (or its end): no cache, shared or private, may keep it (D-SERVER-07).
   function setCookie (reply: { header: (k: string, v: string) => unknown }, value: string): void {
     reply.header('set-cookie', value)
     reply.header('cache-control', 'no-store')
   }
 
   // Sessions whose change was carried out (or tried): an error response
-  // from a failed save passes onSend again and must not save again.
+  // from a failed save passes onSend again and must not save again (D-SESSION-08).
   const settled = new WeakSet<Session>()
 
   app.addHook('onSend', function saveSession (request, reply, payload, done) {

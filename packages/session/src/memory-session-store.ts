@@ -22,6 +22,7 @@ function deepFreeze<T> (value: T): T {
  * when met. Records are kept as frozen copies and replaced, never changed in
  * place: what `get` handed to a request in flight is a snapshot that no
  * later write or touch alters (and that the request cannot alter either).
+ * D-SESSION-09: frozen snapshots; values are changed by setting a new one.
  */
 export class MemorySessionStore implements SessionStore {
   readonly #records = new Map<string, SessionRecord>()

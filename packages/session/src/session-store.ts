@@ -48,6 +48,7 @@ export type SessionWriteResult = 'written' | 'gone' | 'conflict'
  * Writes are conditional, so a destroyed session stays destroyed: a
  * request that loaded a session before it was destroyed can never write it
  * back, and of two requests that loaded the same version only one writes.
+ * D-SESSION-06: conditional on the record's own version (clocks cannot order writes) and on existence.
  */
 export interface SessionStore {
   /** The record, or null when unknown or expired. */

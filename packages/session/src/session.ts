@@ -129,6 +129,7 @@ export class Session {
    * Signs `identity` in: a new session id (the old one dies: fixation
    * defence), empty data, and a fresh absolute lifetime. `options.via` and
    * `options.stamp` are kept with the session for `checkIdentity`.
+   * D-SESSION-02: a new id and empty data; D-SESSION-03: the id is known now; D-SESSION-11: via and stamp.
    */
   login (identity: string, tags: string | readonly string[] = [], options: SessionLoginOptions = {}): void {
     if (typeof identity !== 'string' || identity === '') throw new TypeError('login needs an identity')
@@ -190,6 +191,7 @@ export class Session {
    * starts again from `fresh` (its identity, tags, lifetime and data) and
    * re-applies the values this request set or deleted (the last write of
    * a name wins). Only for a session that was loaded and is being written.
+   * D-SESSION-08.
    */
   rebase (fresh: SessionRecord): void {
     const data: Record<string, unknown> = { ...fresh.data }
@@ -227,6 +229,7 @@ export class Session {
       if (this.#newId !== null) return { kind: 'write', id: this.#newId, key: sessionKey(this.#newId), record, newId: true, loaded, staleKey: this.#staleKey }
       return { kind: 'write', id: this.#id!, key: this.#key!, record, newId: false, loaded, staleKey: this.#staleKey }
     }
+    // D-SESSION-01: a read-only request writes at most once per touchInterval.
     if (this.#record !== null && this.#key !== null) {
       const lastTouch = this.#record.expiresAt - idleTtl
       if (this.#now - lastTouch >= touchInterval && expiresAt > this.#record.expiresAt) {

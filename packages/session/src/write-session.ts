@@ -4,7 +4,10 @@ import type { SessionStore, SessionWriteResult } from './session-store.js'
 
 type Write = Extract<SessionChange, { kind: 'write' }>
 
-/** How often a write is re-based on a session that other requests keep changing before it is a 409. */
+/**
+ * How often a write is re-based on a session that other requests keep changing before it is a 409.
+ * D-SESSION-08: re-based and retried, a 409 only as the bounded last resort; D-SESSION-07: gone is dropped.
+ */
 export const MAX_WRITE_ATTEMPTS = 20
 
 async function call<T> (work: () => T | Promise<T>): Promise<T> {

@@ -4,6 +4,7 @@ import { GATEHOUSE_WELLKNOWN_INVALID_DOCUMENT, GATEHOUSE_WELLKNOWN_NOT_FOUND } f
 import type { WellKnownDocument, WellKnownValue } from './options.js'
 
 // RFC 8615 names are one path segment; registered names use these characters.
+// D-WELLKNOWN-01: one segment, no ACME-style sub-paths.
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._~-]{0,99}$/
 const TEXT = 'text/plain; charset=utf-8'
 const JSON_TYPE = 'application/json; charset=utf-8'
@@ -19,6 +20,7 @@ function describe (value: unknown): string {
 }
 
 // RFC 9116 §2.5: Contact and Expires are required fields.
+// D-WELLKNOWN-04: strings only; a function document is not checked.
 function checkSecurityTxt (name: string, text: string): void {
   for (const field of ['Contact', 'Expires']) {
     if (!new RegExp(`^${field}:[ \\t]*\\S`, 'im').test(text)) {

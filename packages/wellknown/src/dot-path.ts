@@ -2,6 +2,7 @@
  * The path of a request target: origin-form as is; absolute-form
  * (`http://host/p`, which Fastify routes like `/p`) from its first `/`
  * after the authority; `*` and anything else: null.
+ * D-WELLKNOWN-03.
  */
 export function targetPath (url: string): string | null {
   if (url.charCodeAt(0) === 47 /* / */) return url

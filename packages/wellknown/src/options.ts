@@ -10,6 +10,7 @@ export type WellKnownValue = string | Redirect | Record<string, unknown> | unkno
  * plain object or array (sent as JSON), a `Redirect` from @fastify-gatehouse/core
  * (sent as its status and `Location`), or a function called per request
  * that returns one of those (or sends the reply itself).
+ * D-WELLKNOWN-02: a redirect is a `Redirect`, not `{ redirect }` (ambiguous with a JSON document).
  */
 export type WellKnownDocument =
   | string

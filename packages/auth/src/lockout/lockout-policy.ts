@@ -8,13 +8,17 @@ export interface LockoutPolicy {
   readonly resetAfter: number
 }
 
-/** The longest lock, whatever the count: one day. */
+/**
+ * The longest lock, whatever the count: one day.
+ * D-LOCKOUT-01.
+ */
 export const MAX_LOCK_SECONDS = 86_400
 
 /**
  * Milliseconds after which an unsettled claim no longer holds a place: the
  * process that made it died between the claim and its outcome. A password
  * check takes well under a second; a minute leaves room for a busy machine.
+ * D-LOCKOUT-03; each claim lapses on its own (D-LOCKOUT-06).
  */
 export const CLAIM_TTL_MS = 60_000
 
@@ -53,6 +57,7 @@ export function secondsUntil (until: number, now: number): number {
  * the lock, so a lock longer than `resetAfter` does not wipe the count the
  * moment it ends (the backoff keeps doubling up to the cap). Each claim
  * stops holding a place `CLAIM_TTL_MS` after it was made.
+ * D-LOCKOUT-06.
  */
 function current (state: LockoutState | undefined, policy: LockoutPolicy, now: number): LockoutState {
   if (state === undefined) return empty()
@@ -72,6 +77,7 @@ function current (state: LockoutState | undefined, policy: LockoutPolicy, now: n
  * one at a time. So no more than `maxAttempts` checks run per window however
  * many arrive together. A refusal is not counted; its wait is the lock, or
  * the lock the attempts in flight would start if they all fail.
+ * D-LOCKOUT-03: a count of claims in flight beside the failures, not a provisional failure.
  */
 export function afterClaim (state: LockoutState | undefined, policy: LockoutPolicy, now: number): ClaimOutcome {
   const next = current(state, policy, now)
@@ -89,6 +95,7 @@ export function afterClaim (state: LockoutState | undefined, policy: LockoutPoli
  * lock it reaches counts from here, not from the start of the request. A
  * failure whose claim was dropped by a concurrent success (`reset`) still
  * counts.
+ * D-LOCKOUT-05.
  */
 export function afterFailure (state: LockoutState | undefined, policy: LockoutPolicy, now: number): LockoutState {
   const next = current(state, policy, now)
@@ -102,7 +109,10 @@ export function afterFailure (state: LockoutState | undefined, policy: LockoutPo
   return next
 }
 
-/** Settles a claim as a success without forgetting the key's failures (a client address after one good login). */
+/**
+ * Settles a claim as a success without forgetting the key's failures (a client address after one good login).
+ * D-LOCKOUT-04.
+ */
 export function afterRefund (state: LockoutState | undefined, policy: LockoutPolicy, now: number): LockoutState | undefined {
   if (state === undefined) return undefined
   const next = current(state, policy, now)

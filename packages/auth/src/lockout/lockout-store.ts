@@ -8,6 +8,7 @@ import type { LockoutPolicy } from './lockout-policy.js'
  * concurrent attempts cannot all slip past one check (see `afterClaim`).
  * Several server instances share lockouts by sharing a store (a Redis one
  * does each call in one atomic round trip).
+ * D-LOCKOUT-02: lives in auth so @fastify-gatehouse/redis can implement it without importing the server.
  */
 export interface LockoutStore {
   /** Seconds `key` stays locked after `now` (ms); 0 when not locked. */

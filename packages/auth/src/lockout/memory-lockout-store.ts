@@ -10,7 +10,10 @@ export class MemoryLockoutStore implements LockoutStore {
   readonly #states = new Map<string, LockoutState>()
   readonly #max: number
 
-  /** @param max keys kept at most (default 100000); the least recently changed go first */
+  /**
+   * @param max keys kept at most (default 100000); the least recently changed go first
+   * D-LOCKOUT-06: many addresses can flush this LRU; several instances want RedisLockoutStore.
+   */
   constructor (max = 100_000) {
     if (!Number.isInteger(max) || max < 1) throw new TypeError('MemoryLockoutStore max must be a positive integer')
     this.#max = max

@@ -99,6 +99,7 @@ export class ApiKeyIndex {
     const entry = this.#byId.get(parts.keyId)
     // Hash the secret even for unknown ids, so the answer takes the same time.
     const presented = sha256(parts.secret)
+    // D-AUTH-08: digests compared as strings, branch-free.
     if (entry === undefined || !constantTimeEqual(presented, entry.digest)) return null
     if (!entry.enabled || entry.expiresAtMs <= now) return null
     return entry.record

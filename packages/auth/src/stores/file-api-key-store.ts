@@ -15,6 +15,7 @@ export interface FileApiKeyStoreOptions {
  * `gatehouse keys` CLI: every change is made under a lock and written
  * atomically; a running server notices changes by other processes within
  * `watchInterval` and verifies from memory in O(1).
+ * D-AUTH-09 (lock, atomic write, polling) and D-AUTH-08 (lastUsedAt written every 60 s and on close).
  */
 export class FileApiKeyStore implements ApiKeyStore {
   readonly #file: JsonFile<ApiKeyDocument>
@@ -59,7 +60,7 @@ export class FileApiKeyStore implements ApiKeyStore {
     try {
       if (await this.#file.changed()) this.#adopt(await this.#file.read())
     } catch {
-      // A half-visible or corrupt file: keep serving what was last valid; the
+      // D-AUTH-09: a half-visible or corrupt file: keep serving what was last valid; the
       // next change is picked up.
     } finally {
       this.#checking = false

@@ -8,6 +8,7 @@ const WAIT_MS = 5_000
  * Runs `work` holding an exclusive lock on `path` across processes: the
  * lock is the directory `<path>.lock` (mkdir is atomic on every file
  * system). A lock older than 10 s is taken to be left by a crashed process.
+ * D-AUTH-09.
  */
 export async function withFileLock<T> (path: string, work: () => Promise<T>): Promise<T> {
   const lock = `${path}.lock`

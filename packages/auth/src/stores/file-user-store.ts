@@ -29,6 +29,7 @@ interface View {
  * `watchInterval` ms (no timer runs: the check is made by a lookup that
  * finds the view older than that); every change is made under a lock,
  * written atomically, and seen by the next lookup of this store.
+ * D-AUTH-12: no timer and no fs.watch: nothing to close or leak, no platform differences.
  */
 export class FileUserStore extends UserStoreBase {
   readonly #file: JsonFile<UserDocument>

@@ -19,6 +19,7 @@ function versionOf (s: { mtimeMs: number, size: number, ino: number }): string {
  * and the problem), changed only under a lock, written atomically (a temp
  * file with mode 0600, fsync, rename), and re-read when another process
  * changed it.
+ * D-AUTH-09.
  */
 export class JsonFile<T> {
   readonly path: string

@@ -52,6 +52,7 @@ const standings = new WeakMap<StoredUser, UserStanding>()
  * The user's standing: tags, and the credential stamp, a digest of the
  * password hash (whose salt is new at every setPassword). The stamp reveals
  * nothing about the password: the salt is not in it.
+ * D-SESSION-11: the credential stamp.
  */
 export function standingOf (stored: StoredUser): UserStanding {
   let standing = standings.get(stored)
@@ -77,7 +78,10 @@ export function checkPassword (password: unknown): string {
   return password
 }
 
-/** Checks tags given to a store: a comma-separated string or a list, each tag in the rule grammar's alphabet. */
+/**
+ * Checks tags given to a store: a comma-separated string or a list, each tag in the rule grammar's alphabet.
+ * D-RULES-06.
+ */
 export function checkTags (tags: unknown): string[] {
   let parsed: string[]
   try {

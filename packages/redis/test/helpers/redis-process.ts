@@ -34,7 +34,7 @@ export class RedisProcess {
     throw new Error(`redis-server on port ${this.port} did not answer within 10 s`)
   }
 
-  /** Freezes the server (SIGSTOP): connections stay open, nothing is answered. */
+  /** Freezes the server (SIGSTOP): connections stay open, nothing is answered (D-REDIS-06). */
   pause (): void {
     this.#child?.kill('SIGSTOP')
   }

@@ -28,6 +28,7 @@ const isStore = (value: unknown, method: string): boolean =>
  * Gives a server class its auth capability: `auth` (the component),
  * `users` and `tokens` (stores, or plain objects seeding memory stores) and
  * `adminPassword` (the SUPERADMIN bootstrap).
+ * D-SERVER-04: a class mixin, the TypeScript shape of the spec's mixin.
  */
 export function AuthMixin<T extends ServerClass> (Base: T): T {
   return class WithAuth extends Base {
@@ -36,7 +37,7 @@ export function AuthMixin<T extends ServerClass> (Base: T): T {
       if (options.users === undefined) {
         users = options.adminPassword === undefined ? undefined : new MemoryUserStore()
       } else if (isStore(options.users, 'verify')) {
-        // Sessions are re-checked against standing() on every request.
+        // Sessions are re-checked against standing() on every request (D-SESSION-11).
         if (!isStore(options.users, 'standing')) throw new TypeError('users: a UserStore must implement standing(identity) (sessions follow their user)')
         users = options.users as UserStore
       } else {
@@ -57,7 +58,7 @@ export function AuthMixin<T extends ServerClass> (Base: T): T {
           await users!.add('admin', { password: options.adminPassword, tags: [SUPERADMIN] })
         } else {
           // A new hash (and credential stamp) only when the password changed:
-          // setting it again would end the admin's sessions at every boot.
+          // setting it again would end the admin's sessions at every boot (D-SESSION-12).
           if (await users!.verify('admin', options.adminPassword) === null) await users!.setPassword('admin', options.adminPassword)
           if (!admin.tags.includes(SUPERADMIN)) await users!.setTags('admin', [...admin.tags, SUPERADMIN])
           if (!admin.enabled) await users!.setEnabled('admin', true)

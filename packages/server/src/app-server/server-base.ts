@@ -2,7 +2,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyPlug
 import { middlewareChain, resolveServerLimits, serverLimitDefaults, trackRouteRules, type ComponentSetting, type Recipe, type ServerLimits } from '@fastify-gatehouse/core'
 import type { ApiKeyStore, AuthOptions, UserStore } from '@fastify-gatehouse/auth'
 import type { SessionOptions } from '@fastify-gatehouse/session'
-// The components a server recipe can name join the registry when imported.
+// The components a server recipe can name join the registry when imported (D-CHAIN-03).
 import '@fastify-gatehouse/errors'
 import { clientErrorHandler, RedactingLogController } from '@fastify-gatehouse/logging'
 import '@fastify-gatehouse/auth'
@@ -70,6 +70,7 @@ function isLogger (value: unknown): value is FastifyBaseLogger {
  * The csrf setting: on by default with the login surface (a login form is
  * what login CSRF targets), unless the caller's `middleware.csrf` says
  * otherwise; when on, it watches the session's cookie, renamed or not.
+ * D-CSRF-05.
  */
 function csrfSetting (given: ComponentSetting | undefined, login: boolean, cookieName: unknown): ComponentSetting | undefined {
   const setting = given ?? (login ? true : undefined)
@@ -105,20 +106,22 @@ export class ServerBase {
     this.fastify = Fastify({
       ...(isLogger(logger) ? { loggerInstance: logger } : { logger }),
       trustProxy,
-      // Malformed requests are answered without logging their raw bytes.
+      // Malformed requests are answered without logging their raw bytes (D-LOGGING-07).
       clientErrorHandler,
       // Fastify's own request lines log the URL as sent, query included: they
       // are written with the URL redacted, and the access log replaces them
       // (with OIDC, whose callback carries the code, they are off as well).
+      // D-LOGGING-02, D-LOGGING-06, D-LOGGING-09.
       logController: new RedactingLogController({ disableRequestLogging: accessLog || oidc }),
       ...fastifyLimitOptions(limits)
     }) as unknown as FastifyInstance
     limitConnections(this.fastify.server, limits, this.fastify.log)
     // Sees every route from the first, so a rule (either spelling) on a route
-    // added to `fastify` before the chain fails ready() instead of being lost.
+    // added to `fastify` before the chain fails ready() instead of being lost (D-RULES-07).
     trackRouteRules(this.fastify)
     this.#ready = badLimits === undefined ? this.#build(options) : Promise.reject(badLimits)
     // Reported by ready()/serve()/inject(); not an unhandled rejection meanwhile.
+    // D-SERVER-12: a bad limit rejects ready(), the documented place for boot errors.
     this.#ready.catch(() => {})
   }
 
@@ -128,6 +131,7 @@ export class ServerBase {
    * Call it before `ready()`/`serve()`. (Routes added to `server.fastify`
    * directly right after construction come before the chain: a rule on one
    * makes `ready()` reject with `GATEHOUSE_CORE_UNENFORCED_AUTH_RULE`.)
+   * D-SERVER-06.
    */
   register<Options extends Record<string, unknown>> (plugin: FastifyPluginAsync<Options>, options?: Options): this {
     if (this.#mounted) throw new TypeError('register() must be called before the server is ready')
@@ -147,7 +151,8 @@ export class ServerBase {
     const { authMiddleware, users, tokens } = await this.resolveAuth(options)
     const middleware = options.middleware ?? {}
     const errors = typeof middleware.errors === 'object' ? middleware.errors : {}
-    // Password sessions follow their user (disabled, deleted, re-tagged, new password).
+    // Password sessions follow their user (disabled, deleted, re-tagged, new password): D-SESSION-10.
+    // D-SERVER-04: errors and session are always on; login defaults to false.
     const session = withUserCheck(middleware.session ?? (options.session as Record<string, unknown> | undefined) ?? true, users)
     const csrf = csrfSetting(middleware.csrf, options.login ?? false, typeof session === 'object' ? session.cookieName : undefined)
     const recipe: Recipe = {

@@ -4,7 +4,7 @@ import type { ResolvedServerLimits } from '@fastify-gatehouse/core'
 
 // Node checks request and headers timeouts on a timer (30 s by default),
 // so a 1 s timeout could hold a socket for 31 s: the timer runs at a quarter
-// of the shortest timeout, at most every second, at least every 25 ms.
+// of the shortest timeout, at most every second, at least every 25 ms (D-SERVER-12).
 function checkingInterval ({ requestTimeout, headersTimeout }: ResolvedServerLimits): number {
   const shortest = Math.min(...[requestTimeout, headersTimeout].filter((ms) => ms > 0))
   return Number.isFinite(shortest) ? Math.min(1000, Math.max(25, Math.floor(shortest / 4))) : 30_000
@@ -32,6 +32,7 @@ export function fastifyLimitOptions (limits: ResolvedServerLimits): FastifyHttpO
   }
 }
 
+// D-SERVER-12.
 const DROP_WARNING_EVERY_MS = 10_000
 
 /**

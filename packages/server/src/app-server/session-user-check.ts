@@ -11,6 +11,7 @@ const PASSWORD = 'password'
  * session was signed in with (a new password ends older sessions); the
  * caller gets the user's current tags. Other sessions (OIDC, an app's own
  * `login`) keep the tags they were given.
+ * D-SESSION-11 and D-SESSION-12; OIDC sessions are told apart by `via` (D-OIDC-11).
  */
 export function userSessionCheck (users: UserStore): CheckIdentity {
   return function checkPasswordSession (identity, record) {

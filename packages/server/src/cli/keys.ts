@@ -48,6 +48,7 @@ export async function keysCommand (args: string[], io: CliIo): Promise<number> {
         if (values.json) {
           io.stdout.write(JSON.stringify({ key, ...record }) + '\n')
         } else {
+          // D-CLI-01: only the key on stdout.
           io.stdout.write(`${key}\n`)
           io.stderr.write(`Issued key ${record.keyId} for ${record.label}${record.expiresAt === null ? '' : `, expires ${record.expiresAt}`}. It is shown only this once.\n`)
         }

@@ -12,6 +12,7 @@ ${USERS_USAGE}`
 /**
  * Runs the `gatehouse` command line; resolves with the exit code: 0 done,
  * 1 failed (unknown key or user, store error), 2 wrong usage.
+ * D-CLI-01.
  */
 export async function main (argv: readonly string[], io: CliIo = processIo()): Promise<number> {
   const [group, ...args] = argv

@@ -30,6 +30,7 @@ function ask (io: CliIo, prompt: string): Promise<string> {
  * The new password: asked twice on a terminal (not echoed), or the first
  * line of standard input when it is piped. Never from the command line,
  * where it would land in shell history and `ps`.
+ * D-CLI-01.
  */
 export async function readNewPassword (io: CliIo): Promise<string> {
   let password: string

@@ -31,7 +31,7 @@ export async function redisStoreConfig (value: unknown, path: string): Promise<R
   return { redis: value.redis, ...(value.prefix === undefined ? {} : { prefix: value.prefix }) }
 }
 
-/** The host:port of a Redis URL, for messages (never the password). */
+/** The host:port of a Redis URL, for messages (never the password; D-REDIS-05). */
 export function redisHost (url: string): string {
   const { hostname, port } = new URL(url)
   return `${hostname}:${port === '' ? '6379' : port}`

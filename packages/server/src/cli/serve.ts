@@ -26,7 +26,10 @@ export const serverAppSchema = Type.Object({
     /** Where lockout counters live: `{ redis: 'redis://…' }` (default: this process's memory). */
     store: Type.Optional(redisStoreSchema)
   }, { additionalProperties: false })),
-  /** Folder of users.json and keys.json (as for the CLI's --store). */
+  /**
+   * Folder of users.json and keys.json (as for the CLI's --store).
+   * D-CLI-02.
+   */
   store: Type.Optional(Type.String({ minLength: 1 })),
   /** The login surface (401 → login page). Default: on when a store is given. */
   loginSurface: Type.Optional(Type.Boolean())
@@ -67,7 +70,8 @@ export async function serveCommand (args: string[], io: CliIo, signals: NodeJS.E
 
   const config = await loadRecipe(resolve(io.cwd, values.config), { serverAppSchema })
   const serverAppConfig = (config.serverApp ?? {}) as { login?: Record<string, unknown>, store?: string, loginSurface?: boolean }
-  // Stores given as Redis URLs: checked before anything opens.
+  // Stores given as Redis URLs: checked before anything opens (D-REDIS-05);
+  // the session store sits under middleware.session (D-CONFIG-05).
   const sessionSetting = config.middleware?.session
   const sessionStoreConfig = typeof sessionSetting === 'object' && sessionSetting !== null && sessionSetting.store !== undefined
     ? await redisStoreConfig(sessionSetting.store, 'middleware.session.store')
@@ -86,7 +90,7 @@ export async function serveCommand (args: string[], io: CliIo, signals: NodeJS.E
     await lockoutStore?.close()
   }
   // An unreachable Redis is not a boot error: requests that need it get 503
-  // until it answers (the clients reconnect by themselves).
+  // until it answers (the clients reconnect by themselves). D-REDIS-05.
   for (const [store, what, url] of [[sessionStore, 'sessions', sessionStoreConfig?.redis], [lockoutStore, 'lockout counters', lockoutStoreConfig?.redis]] as const) {
     if (store === undefined || url === undefined) continue
     await store.ready().catch(() => io.stderr.write(`gatehouse: Redis for ${what} at ${redisHost(url)} is not answering yet; requests that need it get 503 until it does\n`))
@@ -106,6 +110,7 @@ export async function serveCommand (args: string[], io: CliIo, signals: NodeJS.E
     }),
     ...(users === undefined ? {} : { users }),
     ...(tokens === undefined ? {} : { tokens }),
+    // D-CLI-02: the admin password from the environment, never from the config file.
     ...(io.env.GATEHOUSE_ADMIN_PASSWORD === undefined ? {} : { adminPassword: io.env.GATEHOUSE_ADMIN_PASSWORD }),
     login: serverAppConfig.loginSurface ?? users !== undefined,
     ...(config.server?.externalUrl === undefined ? {} : { externalUrl: config.server.externalUrl }),

@@ -1,7 +1,10 @@
 import { join, resolve } from 'node:path'
 import type { CliIo } from './io.js'
 
-/** The folder holding keys.json and users.json: `--store`, else $GATEHOUSE_STORE, else ./.gatehouse. */
+/**
+ * The folder holding keys.json and users.json: `--store`, else $GATEHOUSE_STORE, else ./.gatehouse.
+ * D-CLI-01.
+ */
 export function storeDir (io: CliIo, flag: string | undefined): string {
   return resolve(io.cwd, flag ?? io.env.GATEHOUSE_STORE ?? '.gatehouse')
 }

@@ -13,7 +13,7 @@ const identityParam = { type: 'object', required: ['identity'], properties: { id
 const keyIdParam = { type: 'object', required: ['keyId'], properties: { keyId: { type: 'string', pattern: '^[0-9a-f]{16}$' } } }
 const notFound = (what: string) => new HttpError(404, `No such ${what}`)
 
-// Checked here, whatever the store does: a tag no rule can name is refused, named.
+// Checked here, whatever the store does: a tag no rule can name is refused, named (D-RULES-06).
 function checkTags (tags: string | readonly string[] | undefined): void {
   const bad = tags === undefined ? undefined : invalidTag(parseTags(tags))
   if (bad !== undefined) throw new HttpError(400, `tags: ${invalidTagMessage(bad)}`, { code: INVALID_TAG })
@@ -25,10 +25,11 @@ function checkTags (tags: string | readonly string[] | undefined): void {
  * when issued.
  */
 export function registerAdminApi (app: FastifyInstance, users: UserStore | undefined, tokens: ApiKeyStore | undefined): void {
+  // D-SERVER-03: an ordinary route rule; bodies validated by route schemas (400).
   const config = { authRule: SUPERADMIN }
   // Ends a changed user's sessions in the session store at once (on every
   // instance sharing it). Best effort: every session is also re-checked
-  // against the user on its next request, so a failure here is only logged.
+  // against the user on its next request, so a failure here is only logged (D-SESSION-10).
   const endSessions = async (request: FastifyRequest, identity: string): Promise<void> => {
     if (!app.hasDecorator('sessionStore')) return
     try {

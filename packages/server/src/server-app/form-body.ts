@@ -8,6 +8,7 @@ export const DUPLICATE_FIELD = 'GATEHOUSE_SERVER_DUPLICATE_FIELD'
  * JavaScript) into an object of strings, on this encapsulated instance only.
  * A field given twice is refused (400 `GATEHOUSE_SERVER_DUPLICATE_FIELD`):
  * one of its values would otherwise be silently ignored.
+ * D-SERVER-11: JSON bodies keep JSON.parse's last-value rule.
  */
 export function acceptFormBodies (app: FastifyInstance): void {
   if (app.hasContentTypeParser('application/x-www-form-urlencoded')) return

@@ -1,5 +1,5 @@
 // The login page's stylesheet and script: served as files so that the
-// Content-Security-Policy can forbid every inline script and style.
+// Content-Security-Policy can forbid every inline script and style (D-SERVER-02).
 
 export const LOGIN_CSS = `:root { color-scheme: light dark; font-family: system-ui, sans-serif; }
 body { margin: 0; min-height: 100vh; display: grid; place-items: center; background: Canvas; color: CanvasText; }

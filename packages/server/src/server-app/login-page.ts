@@ -5,7 +5,7 @@ import { escapeHtml, PAGE_HEADERS } from './html.js'
 import { LOGIN_CSS, LOGIN_JS } from './login-page-assets.js'
 
 // Messages for the no-JavaScript flow, chosen by a fixed code: nothing from
-// the query string is ever shown as text.
+// the query string is ever shown as text (D-SERVER-01).
 const MESSAGES: Readonly<Record<string, string>> = {
   invalid: 'Invalid identity or password.',
   locked: 'Too many failed sign-ins. Try again later.',

@@ -27,7 +27,7 @@ export interface OidcProviderOptions {
 export interface OidcMethodContext {
   /** The public origin; the redirect URI is `<externalUrl>/_server/auth/oidc:<name>/callback`. */
   externalUrl: string
-  /** Allow plain-http issuers (loopback test providers only). Default: false. */
+  /** Allow plain-http issuers (loopback test providers only; D-OIDC-04). Default: false. */
   allowInsecureIssuer?: boolean
   /** Clock (ms), for tests. Default: `Date.now`. */
   now?: () => number
@@ -45,6 +45,7 @@ interface Transaction {
   createdAt: number
 }
 
+// D-OIDC-03: in the session, keyed by state, at most five, ten minutes each.
 const TRANSACTIONS = 'gatehouse.oidc'
 const TRANSACTION_TTL_MS = 10 * 60 * 1000
 const MAX_TRANSACTIONS = 5
@@ -70,6 +71,7 @@ function failure (detail: string, cause?: unknown): HttpError {
  * A browser that the provider sent back lands on a page, not on an error
  * body: a refused callback answers it with an HTML page (still 400, already
  * logged). Other callers, and other errors, go to the errors component.
+ * D-OIDC-08.
  */
 function refusalPage (err: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
   if (!(err instanceof HttpError) || err.code !== OIDC_FAILED || !acceptsHtml(request.headers.accept)) throw err
@@ -81,6 +83,7 @@ function refusalPage (err: unknown, request: FastifyRequest, reply: FastifyReply
  * message, the provider's `error`/`error_description`, the claim that failed.
  * Never the error's other fields (responses, id_token bytes, claims sets),
  * so never a code, a token or the client secret.
+ * D-OIDC-07.
  */
 export function oidcCauseForLog (thrown: unknown): { summary: string, cause: Record<string, unknown> } {
   if (!(thrown instanceof Error)) return { summary: redactText(safeString(thrown)), cause: {} }
@@ -127,6 +130,7 @@ export class OidcMethod implements AuthMethod {
     this.#allowInsecure = context.allowInsecureIssuer === true
     this.#now = context.now ?? Date.now
     this.#tags = parseTags(options.tags)
+    // D-AUTH-15: provider tags may hold SUPERADMIN without a flag (given after an interactive sign-in).
     const badTag = invalidTag(this.#tags)
     if (badTag !== undefined) throw new TypeError(`OIDC provider "${name}" tags: ${invalidTagMessage(badTag)}`)
   }
@@ -135,7 +139,7 @@ export class OidcMethod implements AuthMethod {
     return { id: this.id, kind: 'redirect', label: this.#options.label ?? this.name, url: `${prefix}/auth/oidc:${this.name}/start` }
   }
 
-  // Discovery on first use, cached; a failure is retried on the next login.
+  // Discovery on first use, cached; a failure is retried on the next login (D-OIDC-04).
   #config (request: FastifyRequest): Promise<oidc.Configuration> {
     this.#configuration ??= oidc.discovery(
       new URL(this.#options.issuer),
@@ -145,7 +149,7 @@ export class OidcMethod implements AuthMethod {
       this.#allowInsecure ? { execute: [oidc.allowInsecureRequests], timeout: 5 } : { timeout: 5 }
     ).then((config) => {
       // Verify the id_token's signature against the provider's JWKS too
-      // (openid-client skips it by default for token-endpoint answers).
+      // (openid-client skips it by default for token-endpoint answers). D-OIDC-05.
       oidc.enableNonRepudiationChecks(config)
       return config
     })
@@ -158,7 +162,7 @@ export class OidcMethod implements AuthMethod {
 
   register (app: FastifyInstance): void {
     // One pair of parametric routes serves every provider: route parameters
-    // are percent-decoded, so `oidc:local` and `oidc%3Alocal` both arrive.
+    // are percent-decoded, so `oidc:local` and `oidc%3Alocal` both arrive (D-OIDC-02).
     let methods = byApp.get(app)
     if (methods === undefined) {
       byApp.set(app, methods = new Map())
@@ -254,6 +258,7 @@ export class OidcMethod implements AuthMethod {
       request.log.warn(`oidc:${this.name}: callback refused: email_verified is false`)
       throw failure('The e-mail address is not verified by the identity provider')
     }
+    // D-OIDC-11.
     session.login(identity, this.#tags, { via: this.id })
     // This request's caller came by OIDC; later requests are `session`.
     request.scope.auth = new Avatar(identity, { tags: this.#tags, backend: this.id })

@@ -36,7 +36,7 @@ interface LoginBody { identity?: unknown, password?: unknown, next?: unknown, re
 // The fields the login page's form and script send, and the API client's
 // return_session_id; any other is refused (400
 // GATEHOUSE_SERVER_UNKNOWN_FIELD). Their values are checked by the handler,
-// so a missing or malformed one keeps its own answer.
+// so a missing or malformed one keeps its own answer (D-SERVER-09).
 const LOGIN_BODY = { type: ['object', 'null'], additionalProperties: false, properties: { identity: {}, password: {}, next: {}, return_session_id: {} } }
 
 /**
@@ -70,6 +70,7 @@ export class PasswordMethod implements AuthMethod {
     this.#label = options.label ?? 'Password'
     this.#store = options.store ?? new MemoryLockoutStore()
     this.#identityPolicy = { maxAttempts, backoff, resetAfter }
+    // D-LOCKOUT-01: one office NAT is not locked by a few typos; one address cannot lock many accounts.
     this.#addressPolicy = { maxAttempts: options.addressMaxAttempts ?? maxAttempts * 4, backoff, resetAfter }
     this.#now = options.now ?? Date.now
   }
@@ -80,13 +81,13 @@ export class PasswordMethod implements AuthMethod {
 
   register (app: FastifyInstance): void {
     acceptFormBodies(app)
-    // csrf 'always': a forged sign-in (login CSRF) carries no session cookie yet.
+    // csrf 'always': a forged sign-in (login CSRF) carries no session cookie yet (D-CSRF-04).
     app.post<{ Body: LoginBody }>('/login', { config: { csrf: 'always' }, schema: { body: LOGIN_BODY } }, async (request, reply) => {
       const session: Session | undefined = request.scope.session
       if (session === undefined) throw new HttpError(500, 'The session component is not on')
       const { identity, password, next, return_session_id: returnSessionId } = (request.body ?? {}) as LoginBody
       // Without JavaScript a failure goes back to the page, which shows a
-      // message chosen by a fixed code.
+      // message chosen by a fixed code (D-SERVER-01).
       const browser = isBrowserForm(request.headers)
       const backToPage = (error: string, retry?: number) => reply.code(303)
         .header('location', `${app.prefix}/login_page?error=${error}${retry === undefined ? '' : `&retry=${retry}`}&next=${encodeURIComponent(safeNextPath(next))}`)
@@ -112,7 +113,7 @@ export class PasswordMethod implements AuthMethod {
       if (browser) return reply.code(303).header('location', safeNextPath(next)).send()
       // Only an API client that asks gets the id in the body: the login
       // page's script does not, so page JavaScript never holds it (the
-      // cookie is HttpOnly).
+      // cookie is HttpOnly). D-SERVER-07.
       return returnSessionId === true
         ? { identity: user.identity, tags: user.tags, session_id: session.id }
         : { identity: user.identity, tags: user.tags }
@@ -123,6 +124,7 @@ export class PasswordMethod implements AuthMethod {
    * Claims the attempt for the client address, then for the identity
    * (DESIGN §10: counted before the password is checked). A refusal for
    * the identity gives the address its place back.
+   * D-LOCKOUT-03: the address first; a refused identity gives the address its place back.
    */
   async #claim (identity: string, address: string): Promise<Attempt> {
     const attempt = { identityKey: `identity:${identity}`, addressKey: `address:${address}`, retryAfter: 0 }
@@ -144,6 +146,7 @@ export class PasswordMethod implements AuthMethod {
    * never shortened by the check's own time; a success forgets the
    * identity's failures but only gives back the address's claim (one good
    * account must not clear an address that sprays others).
+   * D-LOCKOUT-04 and D-LOCKOUT-05.
    */
   async #verify (attempt: Attempt, identity: string, password: string): Promise<VerifiedUser | null> {
     let user: VerifiedUser | null

@@ -34,7 +34,7 @@ export const serverApp: FastifyPluginAsync<ServerAppOptions> = async function se
     if (ids.has(method.id)) throw new TypeError(`login method ${method.id} is given twice`)
     ids.add(method.id)
   }
-  // Before any route: every body here refuses unknown fields.
+  // Before any route: every body here refuses unknown fields (D-SERVER-08).
   strictBodies(app)
   acceptFormBodies(app)
 

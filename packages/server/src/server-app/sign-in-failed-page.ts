@@ -5,6 +5,7 @@ import { escapeHtml } from './html.js'
  * is one of OidcMethod's fixed sentences, never text from the request; the
  * links are relative to `<mount>/auth/<method>/callback`, so they hold under
  * any mount path.
+ * D-OIDC-08.
  */
 export function renderSignInFailed (message: string): string {
   return `<!doctype html>

@@ -13,7 +13,7 @@ export const NO_FIELDS = Object.freeze({ type: ['object', 'null'], additionalPro
 // Fastify's defaults, but nothing is dropped or converted: an unknown field
 // is an error (removeAdditional), `"true"` is not `true` (coerceTypes), and
 // every unknown field is reported (allErrors; bodies are bounded by the body
-// limit and each schema here is flat).
+// limit and each schema here is flat). D-SERVER-08: the root's Ajv is left alone.
 const compile = AjvCompiler()({}, {
   customOptions: { removeAdditional: false, coerceTypes: false, allErrors: true, allowUnionTypes: true }
 })
@@ -27,7 +27,10 @@ function quoted (name: string): string {
   return JSON.stringify(name.length > NAME_LENGTH ? `${name.slice(0, NAME_LENGTH)}…` : name)
 }
 
-/** `unknown field "expires" in body`; at most ten names, each cut to 64 characters. */
+/**
+ * `unknown field "expires" in body`; at most ten names, each cut to 64 characters.
+ * D-SERVER-08; a browser form gets this plain 400 too, not the login page (D-SERVER-10).
+ */
 function unknownFields (errors: readonly FastifySchemaValidationError[], dataVar: string): Error | undefined {
   const names: string[] = []
   let where = dataVar

@@ -14,7 +14,7 @@ import type { AddressInfo } from 'node:net'
  *
  * What it does check, like a real provider: the client secret, the redirect
  * URI, PKCE S256, and codes are one-time (a second exchange is
- * `invalid_grant`).
+ * `invalid_grant`). Why it exists beside oidc-provider: D-OIDC-06.
  */
 export interface RogueIdp {
   issuer: string

@@ -3,7 +3,7 @@
 // would have seen the other). With auth off Gatehouse reads no credential
 // from Authorization: the session component treats any Authorization header,
 // one or several, as "not a session request", so the caller stays
-// anonymous and a duplicate authorises nobody (the decision recorded in
+// anonymous and a duplicate authorises nobody (D-AUTH-19 in
 // docs/decisions.md).
 import { test } from 'tap'
 import { rawRequest } from '../../../auth/test/helpers/raw-request.js'
