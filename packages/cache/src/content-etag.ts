@@ -18,6 +18,7 @@ const ignore = (): void => {}
  * body) and this package makes the conditional decision (lists, `*`, weak
  * comparison, GET/HEAD only), which @fastify/etag does not. Called only for
  * the responses the cache component chooses, instead of every response.
+ * D-CACHE-05: its hook, called by ours; registered as a plugin it would tag every response.
  *
  * `plugin` is @fastify/etag's plugin function (another one only in tests).
  */

@@ -8,6 +8,7 @@ import { cache } from './plugin.js'
  * filePath`, or an `fs.ReadStream` payload) `ETag`, `Last-Modified` and
  * `Cache-Control`, and answers `If-None-Match` / `If-Modified-Since` with a
  * 304 (RFC 9110 §13). It runs before compression (same order, name first).
+ * D-CHAIN-02: equal orders are one layer ordered by name, so cache runs before compression.
  */
 export const cachePlugin = defineComponent<CacheOptions>({
   name: 'cache',

@@ -51,6 +51,7 @@ export const cacheOptionsSchema = Type.Object({
 /** Applies the defaults and checks what the schema cannot (`immutable` against `maxAge`). */
 export function resolveCacheOptions (options: CacheOptions): ResolvedCacheOptions {
   const resolved = Object.freeze({ ...defaults, ...options })
+  // D-CONFIG-04: only cross-value checks have package codes.
   if (resolved.immutable && resolved.maxAge === 0) {
     throw new GATEHOUSE_CACHE_INVALID_OPTIONS('immutable', 'needs maxAge > 0 (an immutable response that is already stale is a contradiction)')
   }

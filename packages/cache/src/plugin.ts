@@ -27,7 +27,10 @@ function answerNotModified (request: FastifyRequest, reply: FastifyReply, payloa
   done(null, request.method === 'HEAD' ? Readable.from([]) : null)
 }
 
-/** Decides 304 or 200 from the validators the response ends up with. */
+/**
+ * Decides 304 or 200 from the validators the response ends up with.
+ * D-CACHE-01: the decision uses the validators the response ends up with.
+ */
 function conclude (request: FastifyRequest, reply: FastifyReply, payload: unknown, done: Done): void {
   const etag = reply.getHeader('etag')
   const lastModified = reply.getHeader('last-modified')
@@ -51,11 +54,11 @@ export const cache: FastifyPluginAsync<CacheOptions> = async function cache (app
   const contentEtag = opts.etag === 'content' ? await contentEtagSetter() : null
 
   function fileValidators (request: FastifyRequest, reply: FastifyReply, payload: unknown, stats: Stats, done: Done): void {
-    // What the route set wins: these are defaults for file responses.
+    // D-CACHE-01: what the route set wins: these are defaults for file responses.
     if (!reply.hasHeader('etag')) reply.header('etag', fileEtag(stats.size, stats.mtimeMs))
     if (!reply.hasHeader('last-modified')) reply.header('last-modified', stats.mtime.toUTCString())
     if (!reply.hasHeader('cache-control')) {
-      // A response to an authenticated caller must not land in a shared cache.
+      // D-CACHE-03: a response to an authenticated caller must not land in a shared cache.
       reply.header('cache-control', request.scope?.auth == null ? publicCacheControl : privateCacheControl)
     }
     conclude(request, reply, payload, done)
@@ -69,6 +72,7 @@ export const cache: FastifyPluginAsync<CacheOptions> = async function cache (app
     }
     const path = filePathOf(request, payload)
     if (path !== undefined) {
+      // D-CACHE-06: asynchronous stat, not statSync (blocks) nor a stat cache (stale ETags).
       stat(path, (err, stats) => {
         // A missing file is the route's business (its stream reports it); no validators then.
         if (err !== null || !stats.isFile()) done(null, payload)

@@ -10,6 +10,7 @@ const QVALUE = /^(?:0(?:\.\d{0,3})?|1(?:\.0{0,3})?)$/
 // a plain Map): the oldest answer goes first when the memory is full, which
 // bounds it as well, and a flood of odd values costs a browser's value one
 // parse more, instead of every hit paying for reordering.
+// D-COMPRESSION-01: answers memoised in small bounded maps.
 export const MEMO_ENTRIES = 256
 export const MEMO_VALUE_LENGTH = 256
 
@@ -63,6 +64,7 @@ export interface Negotiator {
  * `*` is listed. Identity wins only when it is weighted above the best
  * coding. No header, or an empty one, means identity (the RFC lets a server
  * pick any coding then, but a client that sends nothing may not decode one).
+ * D-COMPRESSION-05.
  */
 export function createNegotiator (offered: readonly Encoding[]): Negotiator {
   const memo = new LruMap<string, Encoding | null>(MEMO_ENTRIES)

@@ -8,6 +8,7 @@ import { compression } from './plugin.js'
  * least `minimumSize` bytes when Accept-Encoding allows it and the result
  * is smaller. Runs after cache (same order, name first), so a 304 is
  * decided before any body is compressed.
+ * D-COMPRESSION-01: our own onSend hook on node:zlib, not @fastify/compress. D-CHAIN-02: after cache.
  */
 export const compressionPlugin = defineComponent<CompressionOptions>({
   name: 'compression',

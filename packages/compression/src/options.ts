@@ -42,6 +42,7 @@ export function resolveCompressionOptions (options: CompressionOptions): Resolve
   const encodings = Object.freeze([...(options.encodings ?? defaults.encodings)])
   const seen = new Set<Encoding>()
   for (const name of encodings) {
+    // D-CONFIG-04.
     if (seen.has(name)) throw new GATEHOUSE_COMPRESSION_INVALID_OPTIONS('encodings', `lists "${name}" twice`)
     seen.add(name)
   }

@@ -9,6 +9,7 @@ import { resolveCompressionOptions, type CompressionOptions, type Encoding } fro
 // Bodies up to this size are compressed on the event loop (cheapest: no
 // thread hop, no stream); larger ones on the thread pool, so that one big
 // response does not stall every other request.
+// D-COMPRESSION-01: measured at about the floor.
 const SYNC_LIMIT = 64 * 1024
 
 // The bytes differ from the identity representation's: a strong validator
@@ -35,6 +36,7 @@ export const compression: FastifyPluginAsync<CompressionOptions> = async functio
 
   function sendStream (request: FastifyRequest, reply: FastifyReply, payload: NodeJS.ReadableStream, done: (err: Error | null, payload?: unknown) => void): void {
     const declared = reply.getHeader('content-length')
+    // D-COMPRESSION-02: a stream's size is known only from a declared Content-Length.
     if (declared !== undefined && Number(declared) < minimumSize) {
       done(null, payload)
       return
@@ -48,7 +50,7 @@ export const compression: FastifyPluginAsync<CompressionOptions> = async functio
     reply.removeHeader('content-length')
     markEncoded(reply, coding)
     // A HEAD answer has the GET's headers and no body: Fastify reads the
-    // stream and discards it, so encoding it would be wasted work.
+    // stream and discards it, so encoding it would be wasted work (D-COMPRESSION-03).
     if (request.method === 'HEAD') {
       done(null, payload)
       return
@@ -67,6 +69,7 @@ export const compression: FastifyPluginAsync<CompressionOptions> = async functio
   // have (RFC 9110 §15.4.5): a cache that refreshes its stored, compressed
   // copy from it must not be told the ETag is strong or that nothing varies.
   // The body's size is unknown here, so this follows the type and the client.
+  // D-COMPRESSION-04 and D-COMPRESSION-06.
   function revalidated (request: FastifyRequest, reply: FastifyReply): void {
     if (!isCompressible(reply.getHeader('content-type')) || reply.hasHeader('content-encoding')) return
     const coding = negotiate(request.headers['accept-encoding'])
@@ -77,7 +80,7 @@ export const compression: FastifyPluginAsync<CompressionOptions> = async functio
 
   // HEAD goes the GET's way (RFC 9110 §9.3.2: the same header fields): a
   // buffered body is encoded so that Content-Length is the one GET sends,
-  // and Fastify's HEAD handling then drops the body.
+  // and Fastify's HEAD handling then drops the body (D-COMPRESSION-03).
   app.addHook('onSend', function compress (request, reply, payload, done) {
     const status = reply.statusCode
     if (status === 304) {
@@ -90,6 +93,7 @@ export const compression: FastifyPluginAsync<CompressionOptions> = async functio
       return
     }
     if (status < 200 || status === 204 || status === 206 ||
+      // D-COMPRESSION-06: a route's `Content-Encoding: identity` opts out (the BREACH escape hatch).
       reply.hasHeader('content-encoding') || reply.hasHeader('content-range') ||
       !isCompressible(reply.getHeader('content-type'))) {
       done(null, payload)
@@ -108,6 +112,7 @@ export const compression: FastifyPluginAsync<CompressionOptions> = async functio
       done(null, payload)
       return
     }
+    // D-COMPRESSION-06.
     // From here the response depends on Accept-Encoding, whichever coding is chosen.
     addVary(reply, 'Accept-Encoding')
     const coding = negotiate(request.headers['accept-encoding'])
@@ -125,7 +130,7 @@ export const compression: FastifyPluginAsync<CompressionOptions> = async functio
       markEncoded(reply, coding)
       // A length the route set is the identity body's. Fastify sets it anew
       // from the Buffer sent for GET, but keeps a set one for a HEAD route
-      // of the user's own; remove it so both count the encoded bytes.
+      // of the user's own; remove it so both count the encoded bytes (D-COMPRESSION-03).
       reply.removeHeader('content-length')
       done(null, encoded)
     }

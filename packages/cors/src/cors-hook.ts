@@ -11,6 +11,7 @@ import type { ResolvedCorsOptions } from './options.js'
  * echoed); only OPTIONS with Access-Control-Request-Method is a preflight,
  * answered 204 here, before auth runs; WebSocket upgrades and `OPTIONS *`
  * are left alone. Responses vary by Origin, so every other one says so.
+ * D-CORS-01: a hand-written hook, not @fastify/cors: its delegator cost +17.8 µs per request.
  */
 export function corsHook (opts: ResolvedCorsOptions): onRequestHookHandler {
   const anyOrigin = opts.allowOrigins.includes('*')
@@ -27,7 +28,7 @@ export function corsHook (opts: ResolvedCorsOptions): onRequestHookHandler {
   // The Access-Control-Allow-Origin value for `origin`, or undefined when it
   // is not allowed. An opaque origin (`null`: sandboxed frame, file:) is
   // never echoed: with credentials that would hand every sandboxed page
-  // the caller's data.
+  // the caller's data (D-CORS-03).
   function allowOrigin (origin: string): string | undefined {
     if (origin === 'null') return echo ? undefined : '*'
     if (!anyOrigin && !allowed.has(origin)) return undefined
@@ -59,7 +60,7 @@ export function corsHook (opts: ResolvedCorsOptions): onRequestHookHandler {
     }
     const requested = request.method === 'OPTIONS' ? request.headers['access-control-request-method'] : undefined
     // With `*` methods the method asked for is named (with credentials `*`
-    // would be a literal method name); one that is not a token is not answered.
+    // would be a literal method name); one that is not a token is not answered (D-CORS-02).
     if (requested !== undefined && anyMethod && !TOKEN.test(requested)) {
       done()
       return
@@ -74,10 +75,11 @@ export function corsHook (opts: ResolvedCorsOptions): onRequestHookHandler {
     reply.header('access-control-allow-methods', anyMethod ? requested : methods)
     if (echoHeaders) {
       // `*` never covers Authorization (Fetch), so `*` echoes what was asked.
+      // D-CORS-02: an echo, with or without credentials.
       addVary(reply, 'Access-Control-Request-Headers')
       const asked = request.headers['access-control-request-headers']
       // Access-Control-Request-Headers as browsers send it: tokens and commas.
-      // Anything else is not echoed (the preflight then fails in the browser).
+      // Anything else is not echoed (the preflight then fails in the browser) (D-CORS-01).
       if (asked !== undefined && TOKEN_LIST.test(asked)) reply.header('access-control-allow-headers', asked)
     } else {
       reply.header('access-control-allow-headers', allowHeaders)

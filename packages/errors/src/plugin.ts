@@ -25,13 +25,14 @@ function applyHeaders (reply: FastifyReply, headers: Readonly<Record<string, unk
  */
 export const errors: FastifyPluginAsync<ErrorsOptions> = async function errors (app, options) {
   const opts = resolveErrorsOptions(options)
+  // D-ERRORS-05: Bearer, not Basic: a Basic challenge opens the browser's password dialog.
   const defaultChallenge = formatChallenge('Bearer', { realm: opts.realm })
 
   function send (thrown: unknown, request: FastifyRequest, reply: FastifyReply): void {
     if (reply.raw.headersSent) {
       // Part of the response is on the wire; a second one cannot follow.
       // Cut the connection so the client sees a truncated response, not a
-      // success.
+      // success (D-ERRORS-07).
       request.log.error({ err: errorForLog(thrown) }, 'error after the response started; connection closed')
       reply.raw.destroy()
       return
@@ -51,8 +52,10 @@ export const errors: FastifyPluginAsync<ErrorsOptions> = async function errors (
     }
 
     const accept = request.headers.accept
+    // D-ERRORS-04: a navigation is a GET or HEAD listing text/html; form POSTs are not (the body would be lost).
     const navigation = (request.method === 'GET' || request.method === 'HEAD') && acceptsHtml(accept)
     let login: string | undefined
+    // D-ERRORS-06: never to the login page itself; D-ERRORS-04: a 403 only when anonymous (no loop).
     if (opts.login && pathWithoutQuery(request.url) !== opts.loginPage &&
       (statusCode === 401 || (statusCode === 403 && request.scope?.auth == null))) {
       login = loginUrl(opts.loginPage, request.url)
@@ -68,6 +71,7 @@ export const errors: FastifyPluginAsync<ErrorsOptions> = async function errors (
     const stack = opts.debug && statusCode >= 500 && thrown instanceof Error ? thrown.stack : undefined
 
     reply.code(statusCode)
+    // D-ERRORS-03.
     if (acceptsHtml(accept) && !acceptsJson(accept)) {
       let text = `${statusCode} ${described.error}: ${described.message}`
       if (login !== undefined) text += `\nSign in at ${login}`
@@ -81,12 +85,12 @@ export const errors: FastifyPluginAsync<ErrorsOptions> = async function errors (
     body.message = described.message
     if (login !== undefined) body.login_url = login
     if (stack !== undefined) body.stack = stack
-    // Serialised here: a route's response schema must not strip these fields.
+    // D-ERRORS-02: serialised here, so a route's response schema cannot strip these fields.
     reply.type('application/json; charset=utf-8').send(JSON.stringify(body))
   }
 
   // If answering an error fails in turn, the caller still gets a bare 500:
-  // never Fastify's fallback, which would show Node's internal message.
+  // never Fastify's fallback, which would show Node's internal message (D-ERRORS-09).
   const BARE_500 = JSON.stringify({ statusCode: 500, error: 'Internal Server Error', message: 'Internal Server Error' })
   function sendSafely (thrown: unknown, request: FastifyRequest, reply: FastifyReply): void {
     try {
@@ -105,6 +109,7 @@ export const errors: FastifyPluginAsync<ErrorsOptions> = async function errors (
   })
   if (opts.notFound) {
     app.setNotFoundHandler(function gatehouseNotFound (request, reply) {
+      // D-ERRORS-08: the path, never the query (it may hold secrets).
       sendSafely(new GATEHOUSE_ERRORS_NOT_FOUND(request.method, redactPath(pathWithoutQuery(request.url))), request, reply)
     })
   }

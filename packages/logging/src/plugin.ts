@@ -27,6 +27,7 @@ export const logging: FastifyPluginAsync<LoggingOptions> = async function loggin
     if (enabled(log, level)) {
       log[level]({ reqId: request.id }, `<- ${request.method} ${target(request)} from ${request.ip}`)
     }
+    // D-LOGGING-04: headers are separate `debug` lines; the logger's level alone decides.
     if (includeHeaders && enabled(log, 'debug')) {
       log.debug({ reqId: request.id, headers: redactHeaders(request.headers) }, `<- ${request.method} ${target(request)} headers`)
     }
@@ -41,6 +42,7 @@ export const logging: FastifyPluginAsync<LoggingOptions> = async function loggin
   app.addHook('onResponse', function accessOut (request, reply, done) {
     const elapsed = reply.elapsedTime.toFixed(1)
     const failure = failures.get(request)
+    // D-LOGGING-03: the ERROR line is for failures that end ≥ 500, at `error` whatever `level` is.
     if (failure !== undefined && reply.statusCode >= 500) {
       const message = failure instanceof Error ? safeString(failure.message) : safeString(failure)
       log.error({ reqId: request.id, statusCode: reply.statusCode }, `-> ${request.method} ${target(request)} ERROR: ${redactText(message)} (${elapsed}ms)`)

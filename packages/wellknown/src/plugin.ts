@@ -20,7 +20,7 @@ export const wellknown: FastifyPluginAsync<WellKnownOptions> = async function we
   app.addHook('onRequest', function refuseDotPaths (request, _reply, done) {
     const url = request.url
     const second = url.charCodeAt(1)
-    // The common case, decided on two characters: "/x…" with x not ".", "%" or "/".
+    // The common case, decided on two characters: "/x…" with x not ".", "%" or "/" (D-WELLKNOWN-03).
     if (url.charCodeAt(0) === 47 && second !== 46 && second !== 37 && second !== 47) {
       done()
       return
@@ -35,6 +35,7 @@ export const wellknown: FastifyPluginAsync<WellKnownOptions> = async function we
 
   // The documents are routes of their own (encapsulated): the rest of the
   // chain (cors, auth, logging) applies to them like to any route.
+  // D-WELLKNOWN-01: routes, not the hook at 150, so cors (300) still applies to them.
   await app.register(async function wellKnownRoutes (child) {
     for (const { url, handler } of routes) child.get(url, handler)
   })
