@@ -7,7 +7,7 @@ const SECRET = 'a-very-long-shared-secret-of-32+bytes!'
 
 async function setup () {
   const apiKeys = new MemoryApiKeyStore()
-  const app = await build({ apiKeys, jwt: { main: { secret: SECRET, algorithm: 'HS256' } } })
+  const app = await build({ apiKeys, jwt: [{ name: 'main', secret: SECRET, algorithm: 'HS256' }] })
   return { app, apiKeys }
 }
 const call = async (app: Awaited<ReturnType<typeof build>>, key: string, url = '/me') =>
@@ -51,7 +51,7 @@ test('revoked, expired, unknown and malformed keys are 401 invalid_token', async
 })
 
 test('with no key store, a gak_ key is refused and never tried as a JWT', async (t) => {
-  const app = await build({ jwt: { main: { secret: SECRET, algorithm: 'HS256' } } })
+  const app = await build({ jwt: [{ name: 'main', secret: SECRET, algorithm: 'HS256' }] })
   t.teardown(() => app.close())
   const res = await call(app, 'gak_0123456789abcdef_' + 'x'.repeat(43), '/open')
   t.equal(res.statusCode, 401)

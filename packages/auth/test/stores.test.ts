@@ -105,7 +105,7 @@ test('FileUserStore sees changes made through it at once, and by another process
   }
   t.ok(seenAfter >= 0, `another store's change is seen (after ${seenAfter} ms)`)
   t.equal(await server.verify('alice', 'pw-alice'), null, 'and verify follows')
-  await t.rejects(FileUserStore.open(join(dir, 'x.json'), { watchInterval: -1 }), TypeError)
+  await t.rejects(FileUserStore.open(join(dir, 'x.json'), { watchInterval: -1 }), { code: 'GATEHOUSE_AUTH_INVALID_CONFIG', message: 'FileUserStore watchInterval: must be 0–60000 ms' })
 })
 
 test('FileUserStore answers lookups without reading the file while it is unchanged', async (t) => {
