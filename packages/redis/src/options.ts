@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis'
+import { hasControlCharacter } from '@fastify-gatehouse/core'
 import { GATEHOUSE_REDIS_INVALID_OPTIONS } from './errors.js'
 
 /** How a store reaches Redis: a URL (the store opens and owns a client) or a client of yours. */
@@ -47,8 +48,7 @@ export function checkRedisUrl (url: unknown, label: string): string {
 
 /** Checks a key prefix. */
 export function checkPrefix (prefix: unknown, store: string): string {
-  // eslint-disable-next-line no-control-regex -- whitespace and control characters would split or hide keys
-  if (typeof prefix !== 'string' || prefix === '' || prefix.length > 200 || /[\s\u0000-\u001f]/.test(prefix)) {
+  if (typeof prefix !== 'string' || prefix === '' || prefix.length > 200 || /\s/.test(prefix) || hasControlCharacter(prefix)) {
     throw new GATEHOUSE_REDIS_INVALID_OPTIONS(`${store} prefix`, 'expected a non-empty string without spaces or control characters (at most 200 characters)')
   }
   return prefix
