@@ -83,7 +83,7 @@ export const suite: Suite = {
       return app
     }, { headers: bearer(BEARER) }),
     'gh-apikey': scenario('Gatehouse API key (file store)', async () => gatehouse({ apiKeys: await keyStore() }), { headers: bearer(API_KEY) }),
-    'gh-jwt-repeat': scenario('Gatehouse JWT HS256, same token', () => gatehouse({ jwt: { main: { secret: SECRET, algorithm: 'HS256', tagsClaim: 'tags' } } }), { headers: bearer(REPEATED_HS256) }),
+    'gh-jwt-repeat': scenario('Gatehouse JWT HS256, same token', () => gatehouse({ jwt: [{ name: 'main', secret: SECRET, algorithm: 'HS256', tagsClaim: 'tags' }] }), { headers: bearer(REPEATED_HS256) }),
     'peer-jwt-repeat': scenario('peer: @fastify/jwt HS256, same token', async () => {
       const app = Fastify()
       await app.register(fastifyJwt, { secret: SECRET })
@@ -91,7 +91,7 @@ export const suite: Suite = {
       app.get('/p', async () => body)
       return app
     }, { headers: bearer(REPEATED_HS256) }),
-    'gh-jwt-fresh': scenario('Gatehouse JWT HS256, fresh token per request', () => gatehouse({ jwt: { main: { secret: SECRET, algorithm: 'HS256', tagsClaim: 'tags' } } }), { perRequest: () => bearer(freshHs256()) }),
+    'gh-jwt-fresh': scenario('Gatehouse JWT HS256, fresh token per request', () => gatehouse({ jwt: [{ name: 'main', secret: SECRET, algorithm: 'HS256', tagsClaim: 'tags' }] }), { perRequest: () => bearer(freshHs256()) }),
     'peer-jwt-fresh': scenario('peer: @fastify/jwt HS256, fresh token per request', async () => {
       const app = Fastify()
       await app.register(fastifyJwt, { secret: SECRET })
@@ -99,7 +99,7 @@ export const suite: Suite = {
       app.get('/p', async () => body)
       return app
     }, { perRequest: () => bearer(freshHs256()) }),
-    'gh-jwt-rs256': scenario('Gatehouse JWT RS256, 2000 distinct tokens, no cache', () => gatehouse({ jwt: { main: { publicKey: RS256_PUBLIC, algorithm: 'RS256', tagsClaim: 'tags' } }, jwtCache: { max: 0 } }), { perRequest: () => bearer(pooledRs256()) }),
+    'gh-jwt-rs256': scenario('Gatehouse JWT RS256, 2000 distinct tokens, no cache', () => gatehouse({ jwt: [{ name: 'main', publicKey: RS256_PUBLIC, algorithm: 'RS256', tagsClaim: 'tags' }], jwtCache: { max: 0 } }), { perRequest: () => bearer(pooledRs256()) }),
     'peer-jwt-rs256': scenario('peer: @fastify/jwt RS256, same tokens, no cache', async () => {
       const app = Fastify()
       await app.register(fastifyJwt, { secret: { public: RS256_PUBLIC }, verify: { algorithms: ['RS256'] } })

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto'
+import type { MaybePromise } from '@fastify-gatehouse/core'
 
 /** A stored API key, as listed: never the secret, never its hash. */
 export interface ApiKeyRecord {
@@ -21,9 +22,6 @@ export interface IssueApiKey {
   /** When the key stops working; default: never. */
   expiresAt?: Date | null
 }
-
-/** A value that may be returned now or later: stores in memory answer synchronously. */
-export type MaybePromise<T> = T | Promise<T>
 
 /**
  * Where API keys live. Secrets are stored only as their SHA-256; `issue`

@@ -1,25 +1,16 @@
-import { Avatar, formatChallenge, HttpError } from '@fastify-gatehouse/core'
+import { Avatar, formatChallenge, HttpError, isThenable } from '@fastify-gatehouse/core'
 import { parseApiKey, type ApiKeyRecord, type ApiKeyStore } from './api-key.js'
 import { MAX_AUTHORIZATION_LENGTH, parseAuthorization } from './authorization-header.js'
-import { BasicBackend, type BasicEntry, type CacheOptions, type Outcome } from './basic.js'
-import { StaticTokens, TOKEN68, type BearerEntry } from './bearer.js'
+import { BasicBackend, type Outcome } from './basic.js'
+import { StaticTokens, TOKEN68 } from './bearer.js'
 import { BoundedCache } from './bounded-cache.js'
-import { BAD_HEADER, GATEHOUSE_AUTH_INVALID_CONFIG, INVALID_CREDENTIALS, INVALID_TOKEN, KEYS_UNAVAILABLE, UNSUPPORTED_SCHEME, unauthorized } from './errors.js'
+import { BAD_HEADER, INVALID_CREDENTIALS, INVALID_TOKEN, KEYS_UNAVAILABLE, UNSUPPORTED_SCHEME, unauthorized } from './errors.js'
 import { decodeJws, type DecodedJws } from './jws.js'
-import { JwtVerifier, type JwtFailure, type JwtVerifierOptions, type VerifiedJwt } from './jwt.js'
+import { JwtVerifier, type JwtFailure, type VerifiedJwt } from './jwt.js'
+import { resolveAuthOptions, type AuthOptions, type ResolvedAuthOptions } from './options.js'
 
-/** AuthCore's options: the server form (JWT verifiers as a list). */
-export interface AuthCoreOptions {
-  basic?: Readonly<Record<string, BasicEntry>>
-  bearer?: Readonly<Record<string, BearerEntry>>
-  jwt?: readonly JwtVerifierOptions[]
-  apiKeys?: ApiKeyStore
-  /** Realm of the challenges. Default: `gatehouse`. */
-  realm?: string
-  /** Verified `passwordHash` credentials kept. Default: 1000 for 300 s. */
-  basicCache?: Partial<CacheOptions>
-  /** Verified JWTs kept (never past their `exp` or `iat + maxAge`). Default: 10000 for 300 s. */
-  jwtCache?: Partial<CacheOptions>
+/** AuthCore's options: the auth component's options, and a clock. */
+export interface AuthCoreOptions extends AuthOptions {
   /** Clock, for tests. Default: `Date.now`. */
   now?: () => number
 }
@@ -42,21 +33,16 @@ export class AuthCore {
   readonly #realm: string
   readonly #challenges: readonly string[]
 
-  private constructor (options: AuthCoreOptions, verifiers: readonly JwtVerifier[]) {
-    const realm = options.realm ?? 'gatehouse'
+  private constructor (options: ResolvedAuthOptions, verifiers: readonly JwtVerifier[], now: () => number) {
+    const { realm } = options
     this.#realm = realm
-    const basicEntries = options.basic ?? {}
-    const bearerEntries = options.bearer ?? {}
-    this.#basic = Object.keys(basicEntries).length > 0
-      ? new BasicBackend(basicEntries, { max: 1000, ttl: 300, ...options.basicCache })
-      : undefined
-    this.#tokens = Object.keys(bearerEntries).length > 0 ? new StaticTokens(bearerEntries) : undefined
+    this.#basic = Object.keys(options.basic).length > 0 ? new BasicBackend(options.basic, options.basicCache) : undefined
+    this.#tokens = Object.keys(options.bearer).length > 0 ? new StaticTokens(options.bearer) : undefined
     this.#verifiers = verifiers
     this.#apiKeys = options.apiKeys
-    const jwtCache = { max: 10_000, ttl: 300, ...options.jwtCache }
-    this.#jwtCache = new BoundedCache(jwtCache.max)
-    this.#jwtTtlMs = jwtCache.ttl * 1000
-    this.#now = options.now ?? Date.now
+    this.#jwtCache = new BoundedCache(options.jwtCache.max)
+    this.#jwtTtlMs = options.jwtCache.ttl * 1000
+    this.#now = now
     this.#basicChallenge = formatChallenge('Basic', { realm, charset: 'UTF-8' })
     const challenges: string[] = []
     if (this.#basic !== undefined) challenges.push(this.#basicChallenge)
@@ -66,11 +52,9 @@ export class AuthCore {
 
   /** Builds the backends and imports the JWT keys; throws `GATEHOUSE_AUTH_INVALID_CONFIG` naming a bad entry. */
   static async create (options: AuthCoreOptions = {}): Promise<AuthCore> {
-    if (options.apiKeys !== undefined && typeof (options.apiKeys as Partial<ApiKeyStore>).verify !== 'function') {
-      throw new GATEHOUSE_AUTH_INVALID_CONFIG('apiKeys', 'must be an ApiKeyStore (with a verify method)')
-    }
-    const verifiers = await Promise.all((options.jwt ?? []).map((v, i) => JwtVerifier.create(v, v.name ?? String(i))))
-    return new AuthCore(options, verifiers)
+    const resolved = resolveAuthOptions(options)
+    const verifiers = await Promise.all(resolved.jwt.map((v) => JwtVerifier.create(v)))
+    return new AuthCore(resolved, verifiers, options.now ?? Date.now)
   }
 
   get #acceptsBearer (): boolean {
@@ -146,7 +130,8 @@ export class AuthCore {
     if (this.#apiKeys === undefined) throw this.#invalidToken('API keys are not accepted here')
     if (parseApiKey(key) === null) throw this.#invalidToken('Malformed API key')
     const found = this.#apiKeys.verify(key)
-    return found instanceof Promise ? found.then((record) => this.#keyAvatar(record)) : this.#keyAvatar(found)
+    // A store of yours may answer with another library's promise.
+    return isThenable(found) ? Promise.resolve(found).then((record) => this.#keyAvatar(record)) : this.#keyAvatar(found)
   }
 
   #keyAvatar (record: ApiKeyRecord | null): Avatar {

@@ -1,7 +1,6 @@
-import { Avatar } from '@fastify-gatehouse/core'
+import { Avatar, hasControlCharacter, sha256 } from '@fastify-gatehouse/core'
 import { BoundedCache } from './bounded-cache.js'
 import { configTags } from './config-tags.js'
-import { sha256 } from './digest.js'
 import { GATEHOUSE_AUTH_INVALID_CONFIG } from './errors.js'
 import { SecretTable } from './secret-table.js'
 import { parsePasswordHash, verifyAgainstDummy, verifyPassword, type PasswordHash } from './password.js'
@@ -25,8 +24,6 @@ export interface CacheOptions {
 export type Outcome = Avatar | { readonly refused: 'malformed' | 'invalid', readonly detail: string }
 
 const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/
-// eslint-disable-next-line no-control-regex
-const CONTROL = /[\x00-\x1f\x7f]/
 const INVALID = Object.freeze({ refused: 'invalid', detail: 'Invalid user name or password' } as const)
 
 /**
@@ -47,7 +44,7 @@ export class BasicBackend {
     const plain: Array<[string, Avatar]> = []
     for (const [user, entry] of Object.entries(entries)) {
       const where = `basic.${user}`
-      if (user === '' || user.includes(':') || CONTROL.test(user)) {
+      if (user === '' || user.includes(':') || hasControlCharacter(user)) {
         throw new GATEHOUSE_AUTH_INVALID_CONFIG(where, 'a user name cannot be empty or contain ":" or control characters')
       }
       const hasPassword = typeof entry?.password === 'string' && entry.password !== ''
@@ -85,7 +82,7 @@ export class BasicBackend {
     }
     const decoded = Buffer.from(credentials, 'base64').toString('utf8')
     const colon = decoded.indexOf(':')
-    if (colon === -1 || CONTROL.test(decoded)) {
+    if (colon === -1 || hasControlCharacter(decoded)) {
       return { refused: 'malformed', detail: 'Basic credentials must be user:password without control characters' }
     }
     if (this.#hashed.size === 0) return INVALID

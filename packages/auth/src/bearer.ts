@@ -1,6 +1,5 @@
-import { Avatar } from '@fastify-gatehouse/core'
+import { Avatar, sha256 } from '@fastify-gatehouse/core'
 import { configTags } from './config-tags.js'
-import { sha256 } from './digest.js'
 import { GATEHOUSE_AUTH_INVALID_CONFIG } from './errors.js'
 import { SecretTable } from './secret-table.js'
 
@@ -37,10 +36,6 @@ export class StaticTokens {
       tokens.push([entry.token, new Avatar(name, { tags: configTags(entry.tags, `${where}.tags`), backend: 'bearer' })])
     }
     this.#table = new SecretTable(tokens)
-  }
-
-  get size (): number {
-    return this.#table.size
   }
 
   /** The caller for `token`, or undefined. */

@@ -1,49 +1,6 @@
-import type { FastifyPluginAsync } from 'fastify'
-import { Avatar, defineComponent, HttpError, ORDER } from '@fastify-gatehouse/core'
-import { AuthCore } from './auth-core.js'
-import { repeatsAuthorization } from './duplicate-authorization.js'
-import { DUPLICATE_AUTHORIZATION } from './errors.js'
-import { authOptionsSchema, KNOWN_SECTIONS, type AuthOptions } from './options.js'
-
-const auth: FastifyPluginAsync<AuthOptions> = async function auth (app, options) {
-  for (const section of Object.keys(options)) {
-    // D-AUTH-10: ignored as the spec says, but a typo such as `basci` must not go unseen.
-    if (!KNOWN_SECTIONS.has(section)) app.log.warn(`auth: ignoring unknown section "${section}"`)
-  }
-  const core = await AuthCore.create({
-    ...options,
-    jwt: Object.entries(options.jwt ?? {}).map(([name, verifier]) => ({ ...verifier, name }))
-  })
-
-  app.addHook('onRequest', function authenticate (request, _reply, done) {
-    const header = request.headers.authorization
-    if (header === undefined) {
-      done()
-      return
-    }
-    // D-AUTH-18.
-    if (repeatsAuthorization(request.raw.rawHeaders)) {
-      done(new HttpError(400, 'Send one Authorization header, not several', { code: DUPLICATE_AUTHORIZATION }))
-      return
-    }
-    let caller: Avatar | Promise<Avatar>
-    try {
-      caller = core.authenticate(header)
-    } catch (err) {
-      done(err as Error)
-      return
-    }
-    if (caller instanceof Avatar) {
-      request.scope.auth = caller
-      done()
-      return
-    }
-    caller.then((avatar) => {
-      request.scope.auth = avatar
-      done()
-    }, done)
-  })
-}
+import { defineComponent, ORDER } from '@fastify-gatehouse/core'
+import { authHook } from './auth-hook.js'
+import { authOptionsSchema, type AuthOptions } from './options.js'
 
 /**
  * The auth component (order 400, off by default): resolves the caller from
@@ -56,20 +13,22 @@ export const authPlugin = defineComponent<AuthOptions>({
   name: 'auth',
   order: ORDER.auth,
   schema: authOptionsSchema,
-  plugin: auth
+  plugin: authHook
 })
 
 export default authPlugin
 export { AuthCore } from './auth-core.js'
 export type { AuthCoreOptions } from './auth-core.js'
-export type { AuthOptions } from './options.js'
-export { authOptionsSchema } from './options.js'
+export type { AuthOptions, ResolvedAuthOptions } from './options.js'
+export { authOptionsSchema, defaults as authDefaults, jwtVerifierSchema, resolveAuthOptions } from './options.js'
 export type { BasicEntry, CacheOptions } from './basic.js'
 export type { BearerEntry } from './bearer.js'
-export { JWT_ALGORITHMS } from './jwt.js'
+export { JWT_ALGORITHMS, JWT_NAME_PATTERN } from './jwt.js'
 export type { JwtAlgorithm, JwtVerifierOptions } from './jwt.js'
 export { API_KEY, generateApiKey, parseApiKey } from './api-key.js'
-export type { ApiKeyRecord, ApiKeyStore, IssueApiKey, MaybePromise } from './api-key.js'
+export type { ApiKeyRecord, ApiKeyStore, IssueApiKey } from './api-key.js'
+// Was declared here; now core's (the same type), kept for importers.
+export type { MaybePromise } from '@fastify-gatehouse/core'
 export type { NewUser, UserRecord, UserStanding, UserStore, VerifiedUser } from './user-store.js'
 export { MemoryApiKeyStore } from './stores/memory-api-key-store.js'
 export { FileApiKeyStore } from './stores/file-api-key-store.js'
@@ -85,8 +44,9 @@ export type { FileUserStoreOptions } from './stores/file-user-store.js'
 export { DEFAULT_SCRYPT, hashPassword, parsePasswordHash, verifyAgainstDummy, verifyPassword } from './password.js'
 export type { PasswordHash, ScryptParams } from './password.js'
 export { parseAuthorization, MAX_AUTHORIZATION_LENGTH } from './authorization-header.js'
-export { BoundedCache } from './bounded-cache.js'
-export { constantTimeEqual, sha256 } from './digest.js'
+export { constantTimeEqual } from './digest.js'
+// Was declared here; now core's (the same function), kept for importers.
+export { sha256 } from '@fastify-gatehouse/core'
 export {
   BAD_HEADER,
   DUPLICATE_AUTHORIZATION,

@@ -10,10 +10,17 @@ import { tokenTagSettings, tokenTags, type TokenTagPolicy, type TokenTagSettings
 export const JWT_ALGORITHMS = ['HS256', 'HS384', 'HS512', 'RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'] as const
 export type JwtAlgorithm = typeof JWT_ALGORITHMS[number]
 
+/**
+ * What a verifier's `name` may be, as a JSON-schema pattern: it becomes the
+ * backend `jwt:<name>` (in logs and `request.scope.auth`) and names the
+ * verifier in boot errors (`jwt.idp.allowedTags`).
+ */
+export const JWT_NAME_PATTERN = '^[A-Za-z0-9_.-]{1,64}$'
+
 /** One JWT verifier: exactly one of secret, publicKey, jwksUri. */
 export interface JwtVerifierOptions {
-  /** Names the verifier: callers get backend `jwt:<name>`. Default: its position. */
-  name?: string
+  /** Names the verifier (required, unique): callers get backend `jwt:<name>`. */
+  name: string
   /** Shared secret for HS256/384/512 (at least as many bytes as the hash). */
   secret?: string
   /** PEM (SPKI) or JWK public key for RS/PS/ES/EdDSA. */
@@ -117,7 +124,8 @@ export class JwtVerifier {
   }
 
   /** Validates the options and imports the key; throws `GATEHOUSE_AUTH_INVALID_CONFIG` naming the verifier. */
-  static async create (options: JwtVerifierOptions, name: string): Promise<JwtVerifier> {
+  static async create (options: JwtVerifierOptions): Promise<JwtVerifier> {
+    const { name } = options
     const fail = (problem: string): never => { throw new GATEHOUSE_AUTH_INVALID_CONFIG(`jwt.${name}`, problem) }
     const { algorithm, secret, publicKey, jwksUri } = options
     if (!(JWT_ALGORITHMS as readonly string[]).includes(algorithm)) fail(`algorithm must be one of ${JWT_ALGORITHMS.join(', ')}`)

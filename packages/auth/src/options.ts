@@ -1,17 +1,23 @@
 import { Type } from '@sinclair/typebox'
+import { isPlainObject, NO_CONTROL_CHARACTERS_PATTERN } from '@fastify-gatehouse/core'
 import type { ApiKeyStore } from './api-key.js'
 import type { BasicEntry, CacheOptions } from './basic.js'
 import type { BearerEntry } from './bearer.js'
-import { JWT_ALGORITHMS, type JwtVerifierOptions } from './jwt.js'
+import { GATEHOUSE_AUTH_INVALID_CONFIG } from './errors.js'
+import { JWT_ALGORITHMS, JWT_NAME_PATTERN, type JwtVerifierOptions } from './jwt.js'
 
-/** Options of the auth component (the middleware form: verifiers keyed by name). */
+/**
+ * Options of the auth component and of `AuthCore`; every key is optional.
+ * The same shape in a config file (snake_case), a recipe's
+ * `authMiddleware`, `AppServer({ auth })` and `AuthCore.create`.
+ */
 export interface AuthOptions {
-  /** User name → `{ password | passwordHash, tags }`. */
-  basic?: Record<string, BasicEntry>
-  /** Name (the caller's identity) → `{ token, tags }`. */
-  bearer?: Record<string, BearerEntry>
-  /** Name → verifier; callers get backend `jwt:<name>`. Tried in this order. */
-  jwt?: Record<string, Omit<JwtVerifierOptions, 'name'>>
+  /** User name → `{ password | passwordHash, tags }`. Default: none. */
+  basic?: Readonly<Record<string, BasicEntry>>
+  /** Name (the caller's identity) → `{ token, tags }`. Default: none. */
+  bearer?: Readonly<Record<string, BearerEntry>>
+  /** JWT verifiers, each with a `name` (callers get backend `jwt:<name>`), tried in this order. Default: none. */
+  jwt?: readonly JwtVerifierOptions[]
   /** Where `gak_` API keys are verified. Default: none (API keys refused). */
   apiKeys?: ApiKeyStore
   /** Realm of the challenges. Default: `gatehouse`. */
@@ -22,11 +28,29 @@ export interface AuthOptions {
   jwtCache?: Partial<CacheOptions>
 }
 
-/**
- * The sections this component reads; others are ignored (with a warning).
- * D-AUTH-10.
- */
-export const KNOWN_SECTIONS = new Set(['basic', 'bearer', 'jwt', 'apiKeys', 'realm', 'basicCache', 'jwtCache'])
+/** {@link AuthOptions} with the defaults applied. */
+export interface ResolvedAuthOptions {
+  readonly basic: Readonly<Record<string, BasicEntry>>
+  readonly bearer: Readonly<Record<string, BearerEntry>>
+  readonly jwt: readonly JwtVerifierOptions[]
+  readonly apiKeys: ApiKeyStore | undefined
+  readonly realm: string
+  readonly basicCache: Readonly<CacheOptions>
+  readonly jwtCache: Readonly<CacheOptions>
+}
+
+export const defaults: ResolvedAuthOptions = Object.freeze({
+  basic: Object.freeze({}),
+  bearer: Object.freeze({}),
+  jwt: Object.freeze([]),
+  apiKeys: undefined,
+  realm: 'gatehouse',
+  basicCache: Object.freeze({ max: 1000, ttl: 300 }),
+  jwtCache: Object.freeze({ max: 10_000, ttl: 300 })
+})
+
+/** The sections this component reads; others are ignored (with a warning). */
+export const KNOWN_SECTIONS: ReadonlySet<string> = new Set(Object.keys(defaults))
 
 const tags = Type.Union([Type.String(), Type.Array(Type.String())])
 const cache = Type.Object({
@@ -34,6 +58,28 @@ const cache = Type.Object({
   ttl: Type.Optional(Type.Number({ minimum: 0, maximum: 86_400 }))
 }, { additionalProperties: false })
 
+/** One JWT verifier (see `JwtVerifierOptions`). */
+export const jwtVerifierSchema = Type.Object({
+  name: Type.String({ pattern: JWT_NAME_PATTERN }),
+  secret: Type.Optional(Type.String()),
+  publicKey: Type.Optional(Type.Union([Type.String(), Type.Object({}, { additionalProperties: true })])),
+  jwksUri: Type.Optional(Type.String()),
+  algorithm: Type.Union(JWT_ALGORITHMS.map((a) => Type.Literal(a))),
+  issuer: Type.Optional(Type.Union([Type.String(), Type.Array(Type.String())])),
+  audience: Type.Optional(Type.Union([Type.String(), Type.Array(Type.String())])),
+  tags: Type.Optional(tags),
+  tagsClaim: Type.Optional(Type.String({ minLength: 1 })),
+  allowedTags: Type.Optional(tags),
+  allowSuperadmin: Type.Optional(Type.Boolean()),
+  requireExp: Type.Optional(Type.Boolean()),
+  maxAge: Type.Optional(Type.Number({ exclusiveMinimum: 0 })),
+  identityClaim: Type.Optional(Type.String({ minLength: 1 })),
+  clockTolerance: Type.Optional(Type.Number({ minimum: 0, maximum: 300 })),
+  jwksCooldown: Type.Optional(Type.Number({ minimum: 0, maximum: 3600 }))
+}, { additionalProperties: false })
+
+// additionalProperties: true, unlike the other components: the spec says
+// unknown auth sections are ignored (the plugin warns about each one).
 export const authOptionsSchema = Type.Object({
   basic: Type.Optional(Type.Record(Type.String(), Type.Object({
     password: Type.Optional(Type.String()),
@@ -44,26 +90,51 @@ export const authOptionsSchema = Type.Object({
     token: Type.String({ minLength: 1 }),
     tags: Type.Optional(tags)
   }, { additionalProperties: false }))),
-  jwt: Type.Optional(Type.Record(Type.String(), Type.Object({
-    secret: Type.Optional(Type.String()),
-    publicKey: Type.Optional(Type.Union([Type.String(), Type.Object({}, { additionalProperties: true })])),
-    jwksUri: Type.Optional(Type.String()),
-    algorithm: Type.Union(JWT_ALGORITHMS.map((a) => Type.Literal(a))),
-    issuer: Type.Optional(Type.Union([Type.String(), Type.Array(Type.String())])),
-    audience: Type.Optional(Type.Union([Type.String(), Type.Array(Type.String())])),
-    tags: Type.Optional(tags),
-    tagsClaim: Type.Optional(Type.String({ minLength: 1 })),
-    allowedTags: Type.Optional(tags),
-    allowSuperadmin: Type.Optional(Type.Boolean()),
-    requireExp: Type.Optional(Type.Boolean()),
-    maxAge: Type.Optional(Type.Number({ exclusiveMinimum: 0 })),
-    identityClaim: Type.Optional(Type.String({ minLength: 1 })),
-    clockTolerance: Type.Optional(Type.Number({ minimum: 0, maximum: 300 })),
-    jwksCooldown: Type.Optional(Type.Number({ minimum: 0, maximum: 3600 }))
-  }, { additionalProperties: false }))),
+  jwt: Type.Optional(Type.Array(jwtVerifierSchema)),
   apiKeys: Type.Optional(Type.Unsafe<ApiKeyStore>(Type.Any())),
-  // eslint-disable-next-line no-control-regex
-  realm: Type.Optional(Type.String({ pattern: '^[^\\x00-\\x1f\\x7f]*$' })),
+  realm: Type.Optional(Type.String({ pattern: NO_CONTROL_CHARACTERS_PATTERN })),
   basicCache: Type.Optional(cache),
   jwtCache: Type.Optional(cache)
 }, { additionalProperties: true })
+
+const JWT_NAME = new RegExp(JWT_NAME_PATTERN)
+
+/** Checks the verifier list: a list, every verifier named, no name twice. The rest is `JwtVerifier.create`'s. */
+function verifierList (jwt: unknown): readonly JwtVerifierOptions[] {
+  if (jwt === undefined) return defaults.jwt
+  if (!Array.isArray(jwt)) {
+    throw new GATEHOUSE_AUTH_INVALID_CONFIG('jwt', 'must be a list of verifiers, each with a name: [{ name: "idp", algorithm: "RS256", … }]')
+  }
+  const names = new Set<string>()
+  jwt.forEach((verifier: unknown, i) => {
+    const name = isPlainObject(verifier) ? verifier.name : undefined
+    if (typeof name !== 'string' || !JWT_NAME.test(name)) {
+      throw new GATEHOUSE_AUTH_INVALID_CONFIG(`jwt[${i}].name`, 'is required: 1–64 letters, digits, "_", "." or "-" (callers get backend jwt:<name>)')
+    }
+    if (names.has(name)) throw new GATEHOUSE_AUTH_INVALID_CONFIG(`jwt[${i}].name`, `"${name}" names two verifiers`)
+    names.add(name)
+  })
+  return jwt as readonly JwtVerifierOptions[]
+}
+
+/**
+ * Applies the defaults and checks what the schema cannot for a caller that
+ * skipped it (`AuthCore.create`): the verifier list and the key store. The
+ * entries themselves (passwords, tokens, keys, tags) are checked where they
+ * are built, naming the entry (`basic.alice`, `jwt.idp.allowedTags`).
+ */
+export function resolveAuthOptions (options: AuthOptions = {}): ResolvedAuthOptions {
+  const { apiKeys } = options
+  if (apiKeys !== undefined && typeof (apiKeys as Partial<ApiKeyStore> | null)?.verify !== 'function') {
+    throw new GATEHOUSE_AUTH_INVALID_CONFIG('apiKeys', 'must be an ApiKeyStore (with a verify method)')
+  }
+  return Object.freeze({
+    basic: options.basic ?? defaults.basic,
+    bearer: options.bearer ?? defaults.bearer,
+    jwt: verifierList(options.jwt),
+    apiKeys,
+    realm: options.realm ?? defaults.realm,
+    basicCache: Object.freeze({ ...defaults.basicCache, ...options.basicCache }),
+    jwtCache: Object.freeze({ ...defaults.jwtCache, ...options.jwtCache })
+  })
+}

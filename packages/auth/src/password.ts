@@ -1,5 +1,5 @@
 import { randomBytes, scrypt as scryptCallback, timingSafeEqual, type ScryptOptions } from 'node:crypto'
-import { GATEHOUSE_AUTH_INVALID_PASSWORD_HASH } from './errors.js'
+import { GATEHOUSE_AUTH_INVALID_CONFIG, GATEHOUSE_AUTH_INVALID_PASSWORD_HASH } from './errors.js'
 
 /** scrypt cost parameters. */
 export interface ScryptParams {
@@ -57,7 +57,7 @@ export function parsePasswordHash (encoded: string): PasswordHash {
 
 /** Hashes `password` with a fresh salt: `scrypt$N,r,p$salt$hash` (base64url). */
 export async function hashPassword (password: string, params: ScryptParams = DEFAULT_SCRYPT): Promise<string> {
-  if (typeof password !== 'string' || password === '') throw new TypeError('password must be a non-empty string')
+  if (typeof password !== 'string' || password === '') throw new GATEHOUSE_AUTH_INVALID_CONFIG('password', 'must be a non-empty string')
   checkParams(params)
   const salt = randomBytes(SALT_LENGTH)
   const key = await scrypt(password, salt, KEY_LENGTH, options(params))

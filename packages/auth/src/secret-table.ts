@@ -1,4 +1,5 @@
-import { sha256 } from './digest.js'
+import { sha256 } from '@fastify-gatehouse/core'
+import { GATEHOUSE_AUTH_INVALID_CONFIG } from './errors.js'
 
 /**
  * Up to this many secrets, comparing a candidate with every one of them in
@@ -26,7 +27,7 @@ export class ConstantTimeSecret {
   readonly #mask: number
 
   constructor (secret: string) {
-    if (secret === '') throw new TypeError('a secret cannot be empty')
+    if (secret === '') throw new GATEHOUSE_AUTH_INVALID_CONFIG('secret', 'cannot be empty')
     const size = 2 ** Math.ceil(Math.log2(secret.length))
     this.#length = secret.length
     this.#padded = new Uint16Array(size)
@@ -64,10 +65,6 @@ export class SecretTable<V> {
     } else {
       this.#byDigest = new Map(entries.map(([secret, value]) => [sha256(secret), value]))
     }
-  }
-
-  get size (): number {
-    return this.#scan?.length ?? this.#byDigest!.size
   }
 
   /** The value for `candidate`, or undefined. */

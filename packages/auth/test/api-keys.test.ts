@@ -7,7 +7,7 @@ const SECRET = 'a-very-long-shared-secret-of-32+bytes!'
 
 async function setup () {
   const apiKeys = new MemoryApiKeyStore()
-  const app = await build({ apiKeys, jwt: { main: { secret: SECRET, algorithm: 'HS256' } } })
+  const app = await build({ apiKeys, jwt: [{ name: 'main', secret: SECRET, algorithm: 'HS256' }] })
   return { app, apiKeys }
 }
 const call = async (app: Awaited<ReturnType<typeof build>>, key: string, url = '/me') =>
@@ -51,7 +51,7 @@ test('revoked, expired, unknown and malformed keys are 401 invalid_token', async
 })
 
 test('with no key store, a gak_ key is refused and never tried as a JWT', async (t) => {
-  const app = await build({ jwt: { main: { secret: SECRET, algorithm: 'HS256' } } })
+  const app = await build({ jwt: [{ name: 'main', secret: SECRET, algorithm: 'HS256' }] })
   t.teardown(() => app.close())
   const res = await call(app, 'gak_0123456789abcdef_' + 'x'.repeat(43), '/open')
   t.equal(res.statusCode, 401)
@@ -61,4 +61,18 @@ test('with no key store, a gak_ key is refused and never tried as a JWT', async 
 test('an apiKeys option that is not a store fails at boot', async (t) => {
   const { AuthCore } = await import('@fastify-gatehouse/auth')
   await t.rejects(AuthCore.create({ apiKeys: {} as never }), { code: 'GATEHOUSE_AUTH_INVALID_CONFIG', message: 'apiKeys: must be an ApiKeyStore (with a verify method)' })
+})
+
+test('a key store of yours may answer verify with another library\'s promise (a thenable)', async (t) => {
+  const inner = new MemoryApiKeyStore()
+  const { key } = await inner.issue({ label: 'ci-bot', tags: 'reader' })
+  // Not `instanceof Promise`: as a store built on another promise library answers.
+  const thenable = <T>(value: T) => ({ then: (resolve: (v: T) => unknown) => { setImmediate(() => resolve(value)) } })
+  const apiKeys = { ...inner, issue: inner.issue.bind(inner), revoke: inner.revoke.bind(inner), delete: inner.delete.bind(inner), list: inner.list.bind(inner), verify: (k: string) => thenable(inner.verify(k)) as never }
+  const app = await build({ apiKeys })
+  t.teardown(() => app.close())
+  const res = await call(app, key)
+  t.equal(res.statusCode, 200, 'not a 500')
+  t.same(res.json(), { identity: 'ci-bot', tags: ['reader'], backend: 'api_key' })
+  t.equal((await call(app, 'gak_0123456789abcdef_' + 'x'.repeat(43), '/open')).statusCode, 401, 'an unknown key is still a 401')
 })

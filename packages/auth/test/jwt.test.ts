@@ -22,7 +22,7 @@ async function call (app: Awaited<ReturnType<typeof build>>, token: string) {
 }
 
 test('HS256 with tagsClaim: identity from sub, tags from the claim merged with the verifier tags', async (t) => {
-  const app = await build({ jwt: { main: { secret: SECRET, algorithm: 'HS256', tags: 'jwt-user', tagsClaim: 'tags' } } })
+  const app = await build({ jwt: [{ name: 'main', secret: SECRET, algorithm: 'HS256', tags: 'jwt-user', tagsClaim: 'tags' }] })
   t.teardown(() => app.close())
   const cases: Array<[unknown, string[]]> = [
     [['admin', 'ops'], ['jwt-user', 'admin', 'ops']],
@@ -47,10 +47,10 @@ test('refused tokens: each a 401 with invalid_token and a reason', async (t) => 
   const { publicKey: rsaPublic, privateKey: rsaPrivate } = await generateKeyPair('RS256', { extractable: true })
   const pem = await exportSPKI(rsaPublic)
   const app = await build({
-    jwt: {
-      hs: { secret: SECRET, algorithm: 'HS256', issuer: 'https://issuer.example', audience: 'api', clockTolerance: 5 },
-      rs: { publicKey: pem, algorithm: 'RS256' }
-    }
+    jwt: [
+      { name: 'hs', secret: SECRET, algorithm: 'HS256', issuer: 'https://issuer.example', audience: 'api', clockTolerance: 5 },
+      { name: 'rs', publicKey: pem, algorithm: 'RS256' }
+    ]
   })
   t.teardown(() => app.close())
   const good = { sub: 'alice', iss: 'https://issuer.example', aud: 'api' }
@@ -90,7 +90,7 @@ test('refused tokens: each a 401 with invalid_token and a reason', async (t) => 
 test('exp and nbf: 5 s of clock tolerance by default, clockTolerance overrides it', async (t) => {
   // Seconds are read again when the token is checked, so the margins (3 and
   // 7 around 5) hold even when a second boundary falls between signing and checking.
-  const byDefault = await build({ jwt: { main: { secret: SECRET, algorithm: 'HS256' } } })
+  const byDefault = await build({ jwt: [{ name: 'main', secret: SECRET, algorithm: 'HS256' }] })
   t.teardown(() => byDefault.close())
   const cases: Array<[string, JWTPayload, number, string | undefined]> = [
     ['expired 3 s ago', { exp: nowS() - 3 }, 200, undefined],
@@ -104,7 +104,7 @@ test('exp and nbf: 5 s of clock tolerance by default, clockTolerance overrides i
     if (reason !== undefined) t.equal(res.body.message, reason, what)
   }
 
-  const strict = await build({ jwt: { main: { secret: SECRET, algorithm: 'HS256', clockTolerance: 0 } } })
+  const strict = await build({ jwt: [{ name: 'main', secret: SECRET, algorithm: 'HS256', clockTolerance: 0 }] })
   t.teardown(() => strict.close())
   t.equal((await call(strict, await hs({ sub: 'alice', exp: nowS() - 3 }))).body.message, 'The token has expired', 'clockTolerance 0')
   t.equal((await call(strict, await hs({ sub: 'alice', nbf: nowS() + 3 }))).body.message, 'The token is not valid yet', 'clockTolerance 0')
@@ -113,7 +113,7 @@ test('exp and nbf: 5 s of clock tolerance by default, clockTolerance overrides i
 test('RS256 with only a public key: an HS256 token signed with that key is refused (no alg confusion)', async (t) => {
   const { publicKey } = await generateKeyPair('RS256', { extractable: true })
   const pem = await exportSPKI(publicKey)
-  const app = await build({ jwt: { rs: { publicKey: pem, algorithm: 'RS256' } } })
+  const app = await build({ jwt: [{ name: 'rs', publicKey: pem, algorithm: 'RS256' }] })
   t.teardown(() => app.close())
   const res = await call(app, await hs({ sub: 'mallory', tags: ['admin'] }, pem))
   t.equal(res.status, 401)
@@ -123,11 +123,11 @@ test('RS256 with only a public key: an HS256 token signed with that key is refus
 test('several verifiers: the second one matches', async (t) => {
   const { publicKey, privateKey } = await generateKeyPair('ES256', { extractable: true })
   const app = await build({
-    jwt: {
-      first: { secret: SECRET, algorithm: 'HS256', issuer: 'one' },
-      second: { secret: OTHER, algorithm: 'HS256', issuer: 'two', tags: 'second' },
-      third: { publicKey: await exportJWK(publicKey) as Record<string, unknown>, algorithm: 'ES256' }
-    }
+    jwt: [
+      { name: 'first', secret: SECRET, algorithm: 'HS256', issuer: 'one' },
+      { name: 'second', secret: OTHER, algorithm: 'HS256', issuer: 'two', tags: 'second' },
+      { name: 'third', publicKey: await exportJWK(publicKey) as Record<string, unknown>, algorithm: 'ES256' }
+    ]
   })
   t.teardown(() => app.close())
   const second = await call(app, await hs({ sub: 'carol', iss: 'two' }, OTHER))
@@ -137,7 +137,7 @@ test('several verifiers: the second one matches', async (t) => {
 })
 
 test('identityClaim', async (t) => {
-  const app = await build({ jwt: { main: { secret: SECRET, algorithm: 'HS256', identityClaim: 'email' } } })
+  const app = await build({ jwt: [{ name: 'main', secret: SECRET, algorithm: 'HS256', identityClaim: 'email' }] })
   t.teardown(() => app.close())
   t.equal((await call(app, await hs({ sub: 'x', email: 'e@example.com' }))).body.caller.identity, 'e@example.com')
   t.equal((await call(app, await hs({ sub: 'x' }))).body.message, 'The token has no email claim')
@@ -156,7 +156,7 @@ test('jwksUri: fetched from a live endpoint, refetched for an unknown kid, 503 w
   await new Promise<void>((resolve) => jwks.listen(0, '127.0.0.1', resolve))
   t.teardown(() => jwks.close())
   const { port } = jwks.address() as { port: number }
-  const app = await build({ jwt: { idp: { jwksUri: `http://127.0.0.1:${port}/jwks`, algorithm: 'RS256', jwksCooldown: 0 } } })
+  const app = await build({ jwt: [{ name: 'idp', jwksUri: `http://127.0.0.1:${port}/jwks`, algorithm: 'RS256', jwksCooldown: 0 }] })
   t.teardown(() => app.close())
   const sign = (i: number, sub: string) => new SignJWT({ sub }).setProtectedHeader({ alg: 'RS256', kid: `k${i}` }).setExpirationTime('1m').sign(keys[i]!.privateKey)
 
@@ -227,7 +227,7 @@ test('bad verifiers fail at boot naming the verifier', async (t) => {
 test('every asymmetric family verifies through node:crypto', async (t) => {
   const families = ['PS256', 'ES384', 'EdDSA', 'RS512'] as const
   const keys = await Promise.all(families.map((alg) => generateKeyPair(alg, { extractable: true })))
-  const jwt = Object.fromEntries(await Promise.all(families.map(async (alg, i) => [alg.toLowerCase(), { publicKey: await exportSPKI(keys[i]!.publicKey), algorithm: alg }])))
+  const jwt = await Promise.all(families.map(async (alg, i) => ({ name: alg.toLowerCase(), publicKey: await exportSPKI(keys[i]!.publicKey), algorithm: alg })))
   const app = await build({ jwt })
   t.teardown(() => app.close())
   for (const [i, alg] of families.entries()) {
@@ -241,7 +241,7 @@ test('every asymmetric family verifies through node:crypto', async (t) => {
 })
 
 test('claims and headers the verifier refuses', async (t) => {
-  const app = await build({ jwt: { main: { secret: SECRET, algorithm: 'HS256', audience: ['api', 'web'], issuer: ['a', 'b'] } } })
+  const app = await build({ jwt: [{ name: 'main', secret: SECRET, algorithm: 'HS256', audience: ['api', 'web'], issuer: ['a', 'b'] }] })
   t.teardown(() => app.close())
   const crit = await new SignJWT({ sub: 'x', iss: 'a', aud: 'api', exp: nowS() + 60 }).setProtectedHeader({ alg: 'HS256', crit: ['exp'] } as never).sign(enc(SECRET)).catch(() => undefined)
   const critToken = crit ?? `${b64({ alg: 'HS256', crit: ['zip'] })}.${b64({ sub: 'x' })}.c2ln`

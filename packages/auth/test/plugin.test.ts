@@ -36,7 +36,7 @@ auth_middleware:
   basic:
     ops_user: { password_hash: "${hash}", tags: ops }
   jwt:
-    main: { secret: "a-very-long-shared-secret-of-32+bytes!", algorithm: HS256, identity_claim: email, clock_tolerance: 2 }
+    - { name: main, secret: "a-very-long-shared-secret-of-32+bytes!", algorithm: HS256, identity_claim: email, clock_tolerance: 2 }
   basic_cache: { max: 10, ttl: 60 }
 `
   })
@@ -44,7 +44,7 @@ auth_middleware:
   t.same(recipe.authMiddleware, {
     realm: 'shop',
     basic: { ops_user: { passwordHash: hash, tags: 'ops' } },
-    jwt: { main: { secret: 'a-very-long-shared-secret-of-32+bytes!', algorithm: 'HS256', identityClaim: 'email', clockTolerance: 2 } },
+    jwt: [{ name: 'main', secret: 'a-very-long-shared-secret-of-32+bytes!', algorithm: 'HS256', identityClaim: 'email', clockTolerance: 2 }],
     basicCache: { max: 10, ttl: 60 }
   })
   const app = Fastify()
@@ -56,6 +56,6 @@ auth_middleware:
   const bad = await app.inject({ url: '/ops', headers: { authorization: basicHeader('ops_user', 'x') } })
   t.equal(bad.headers['www-authenticate'], 'Basic realm="shop", charset="UTF-8"')
 
-  const badDir = t.testdir({ 'g.yaml': 'auth_middleware:\n  jwt:\n    main: { secret: x, algorithm: none }\n' })
-  await t.rejects(loadRecipe(join(badDir, 'g.yaml')), { code: 'GATEHOUSE_CORE_INVALID_OPTIONS', message: /auth_middleware\.jwt\.main\.algorithm: / })
+  const badDir = t.testdir({ 'g.yaml': 'auth_middleware:\n  jwt:\n    - { name: main, secret: x, algorithm: none }\n' })
+  await t.rejects(loadRecipe(join(badDir, 'g.yaml')), { code: 'GATEHOUSE_CORE_INVALID_OPTIONS', message: /auth_middleware\.jwt\[0\]\.algorithm: / })
 })

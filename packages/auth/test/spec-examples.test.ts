@@ -10,7 +10,7 @@ const apiKeys = new MemoryApiKeyStore()
 const options = {
   basic: { admin: { password: 'admin-pass', tags: 'admin' } },
   bearer: { svc: { token: 'svc-token-1', tags: 'reader' } },
-  jwt: { main: { secret: SECRET, algorithm: 'HS256' as const } },
+  jwt: [{ name: 'main', secret: SECRET, algorithm: 'HS256' as const }],
   apiKeys
 }
 

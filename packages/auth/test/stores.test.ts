@@ -1,5 +1,6 @@
 import { test } from 'tap'
-import { stat, writeFile } from 'node:fs/promises'
+import { createHash } from 'node:crypto'
+import { readFile, stat, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { FileApiKeyStore, FileUserStore, MemoryApiKeyStore, MemoryUserStore } from '@fastify-gatehouse/auth'
 import { apiKeyStoreConformance, userStoreConformance } from './helpers/conformance.js'
@@ -105,7 +106,7 @@ test('FileUserStore sees changes made through it at once, and by another process
   }
   t.ok(seenAfter >= 0, `another store's change is seen (after ${seenAfter} ms)`)
   t.equal(await server.verify('alice', 'pw-alice'), null, 'and verify follows')
-  await t.rejects(FileUserStore.open(join(dir, 'x.json'), { watchInterval: -1 }), TypeError)
+  await t.rejects(FileUserStore.open(join(dir, 'x.json'), { watchInterval: -1 }), { code: 'GATEHOUSE_AUTH_INVALID_CONFIG', message: 'FileUserStore watchInterval: must be 0–60000 ms' })
 })
 
 test('FileUserStore answers lookups without reading the file while it is unchanged', async (t) => {
@@ -119,4 +120,14 @@ test('FileUserStore answers lookups without reading the file while it is unchang
   for (let i = 0; i < 100; i++) t.not(await store.standing('alice'), null)
   const fresh = await FileUserStore.open(path, { scrypt: FAST, watchInterval: 0 })
   t.equal(await fresh.standing('alice'), null, 'a store checking on every lookup sees it')
+})
+
+test('the credential stamp is the first 22 characters of the base64url SHA-256 of the password hash (sessions stored before keep matching)', async (t) => {
+  const path = join(t.testdir({}), 'users.json')
+  const store = await FileUserStore.open(path, { scrypt: FAST })
+  await store.add('alice', { password: 'pw-alice' })
+  const { users } = JSON.parse(await readFile(path, 'utf8')) as { users: Array<{ passwordHash: string }> }
+  const expected = createHash('sha256').update(users[0]!.passwordHash).digest('base64url').slice(0, 22)
+  t.equal((await store.verify('alice', 'pw-alice'))?.stamp, expected)
+  t.equal((await store.standing('alice'))?.stamp, expected)
 })

@@ -3,9 +3,25 @@ import { HttpError } from '@fastify-gatehouse/core'
 
 // Every code of this package; listed in docs/error-codes.md.
 
+// --- boot errors ----------------------------------------------------------------
+
 /** A Redis store was given bad options (no or two connections, a bad URL, a bad prefix): a boot error. */
 export const GATEHOUSE_REDIS_INVALID_OPTIONS = createError<[string, string]>(
   'GATEHOUSE_REDIS_INVALID_OPTIONS', '%s: %s', 500, TypeError)
+
+/**
+ * `RedisSessionStore.connect` / `RedisLockoutStore.connect`: Redis did not
+ * become ready within `connectTimeout`. The message names the store and
+ * host:port, never the password.
+ */
+export const GATEHOUSE_REDIS_CONNECT = createError<[string, string, string]>(
+  'GATEHOUSE_REDIS_CONNECT', '%s cannot reach Redis at %s: %s', 500)
+
+/** A store's Lua script was called or answered out of its contract (a bug, or not Redis on the other end). */
+export const GATEHOUSE_REDIS_SCRIPT = createError<[string]>(
+  'GATEHOUSE_REDIS_SCRIPT', 'Redis script: %s', 500)
+
+// --- request failures -------------------------------------------------------------
 
 /** A Redis command failed or timed out (503): the store cannot answer right now. */
 export const REDIS_UNAVAILABLE = 'GATEHOUSE_REDIS_UNAVAILABLE'

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto'
 import type { Redis } from 'ioredis'
+import { GATEHOUSE_REDIS_SCRIPT } from './errors.js'
 
 /**
  * A Lua script run with EVALSHA (one round trip), sent once with EVAL when
@@ -19,7 +20,7 @@ export class LuaScript {
   }
 
   async run (client: Redis, keys: readonly string[], args: ReadonlyArray<string | number>): Promise<unknown> {
-    if (keys.length !== this.#keys) throw new TypeError(`script takes ${this.#keys} keys`)
+    if (keys.length !== this.#keys) throw new GATEHOUSE_REDIS_SCRIPT(`takes ${this.#keys} keys, given ${keys.length}`)
     try {
       return await client.evalsha(this.#sha, this.#keys, ...keys, ...args)
     } catch (err) {

@@ -1,5 +1,5 @@
 import { MAX_LOCK_SECONDS, type LockoutPolicy, type LockoutStore } from '@fastify-gatehouse/auth'
-import type { RedisConnection, RedisStoreOptions } from './connection.js'
+import type { RedisConnection, RedisStoreOptions } from './options.js'
 import { claimAttempt, recordFailure, refundAttempt } from './lockout-scripts.js'
 import { RedisStore } from './redis-store.js'
 
@@ -20,10 +20,25 @@ export const LOCKOUT_PREFIX = 'gatehouse:lock:'
  */
 export class RedisLockoutStore extends RedisStore implements LockoutStore {
   /**
+   * Opens the store and waits until Redis answers: rejects with
+   * `GATEHOUSE_REDIS_INVALID_OPTIONS` for bad options and
+   * `GATEHOUSE_REDIS_CONNECT` when Redis is not ready within
+   * `connectTimeout`, so a server fails at boot, not on a request.
+   *
    * @param options `{ url }` (the store opens, and `close()` closes, its own
-   *   client) or `{ client }` (yours; never closed here), with `prefix`
-   *   (default `gatehouse:lock:`) and, for an opened client, timeouts.
+   *   client) or `{ client }` (yours; never closed here, connected if it was
+   *   made with `lazyConnect`), with `prefix` (default `gatehouse:lock:`)
+   *   and, for an opened client, timeouts.
    * @param prefix the key prefix, as a second argument.
+   */
+  static async connect (options: RedisLockoutStoreOptions, prefix?: string): Promise<RedisLockoutStore> {
+    return await RedisStore.connected(new RedisLockoutStore(options, prefix))
+  }
+
+  /**
+   * @deprecated Use {@link RedisLockoutStore.connect}: this starts connecting
+   * without waiting, so Redis being away shows only at `ready()` or on the
+   * first request.
    */
   constructor (options: RedisLockoutStoreOptions, prefix?: string) {
     super(options, prefix, LOCKOUT_PREFIX, 'RedisLockoutStore')

@@ -1,5 +1,6 @@
 import type { SessionRecord, SessionStore, SessionWriteCondition, SessionWriteResult } from '@fastify-gatehouse/session'
-import type { RedisConnection, RedisStoreOptions } from './connection.js'
+import { GATEHOUSE_REDIS_SCRIPT } from './errors.js'
+import type { RedisConnection, RedisStoreOptions } from './options.js'
 import { RedisStore } from './redis-store.js'
 import { destroyAllSessions, destroySession, setSession, touchSession } from './session-scripts.js'
 
@@ -54,10 +55,25 @@ export class RedisSessionStore extends RedisStore implements SessionStore {
   readonly #indexPrefix: string
 
   /**
+   * Opens the store and waits until Redis answers: rejects with
+   * `GATEHOUSE_REDIS_INVALID_OPTIONS` for bad options and
+   * `GATEHOUSE_REDIS_CONNECT` when Redis is not ready within
+   * `connectTimeout`, so a server fails at boot, not on a request.
+   *
    * @param options `{ url }` (the store opens, and `close()` closes, its own
-   *   client) or `{ client }` (yours; never closed here), with `prefix`
-   *   (default `gatehouse:sess:`) and, for an opened client, timeouts.
+   *   client) or `{ client }` (yours; never closed here, connected if it was
+   *   made with `lazyConnect`), with `prefix` (default `gatehouse:sess:`)
+   *   and, for an opened client, timeouts.
    * @param prefix the key prefix, as a second argument (DESIGN §6 form).
+   */
+  static async connect (options: RedisSessionStoreOptions, prefix?: string): Promise<RedisSessionStore> {
+    return await RedisStore.connected(new RedisSessionStore(options, prefix))
+  }
+
+  /**
+   * @deprecated Use {@link RedisSessionStore.connect}: this starts connecting
+   * without waiting, so Redis being away shows only at `ready()` or on the
+   * first request.
    */
   constructor (options: RedisSessionStoreOptions, prefix?: string) {
     super(options, prefix, SESSION_PREFIX, 'RedisSessionStore')
@@ -85,7 +101,7 @@ export class RedisSessionStore extends RedisStore implements SessionStore {
     const result = await this.run(setSession.run(this.connection.client, [this.prefix + key, this.prefix + from, this.#indexPrefix + identity],
       [JSON.stringify(stored), Math.floor(record.expiresAt), identity, Date.now(), key, this.#indexPrefix, this.prefix,
         loaded === null ? '' : String(loaded.version), String(record.version), from]))
-    if (!RESULTS.has(result)) throw new TypeError(`unexpected answer from the session write script: ${String(result)}`)
+    if (!RESULTS.has(result)) throw new GATEHOUSE_REDIS_SCRIPT(`unexpected answer from the session write script: ${String(result)}`)
     return result as SessionWriteResult
   }
 

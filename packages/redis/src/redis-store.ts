@@ -1,5 +1,6 @@
-import { checkPrefix, closeConnection, connectionDefaults, openConnection, whenReady, type OpenedConnection, type RedisConnection, type RedisStoreOptions } from './connection.js'
+import { closeConnection, openConnection, whenReady, type OpenedConnection } from './connection.js'
 import { redisUnavailable } from './errors.js'
+import { resolveRedisStoreOptions, type RedisConnection, type RedisStoreOptions } from './options.js'
 
 /**
  * What the Redis stores share: the connection (opened from `{ url }` and
@@ -11,11 +12,30 @@ export abstract class RedisStore {
   protected readonly connection: OpenedConnection
   readonly #prefix: string
   readonly #connectTimeout: number
+  readonly #name: string
 
   protected constructor (options: RedisConnection & RedisStoreOptions, prefix: string | undefined, defaultPrefix: string, what: string) {
-    this.#prefix = checkPrefix(prefix ?? options?.prefix ?? defaultPrefix, what)
-    this.connection = openConnection(options, what)
-    this.#connectTimeout = options.connectTimeout ?? connectionDefaults.connectTimeout
+    const resolved = resolveRedisStoreOptions(options, prefix, defaultPrefix, what)
+    this.#prefix = resolved.prefix
+    this.#connectTimeout = resolved.connectTimeout
+    this.#name = what
+    this.connection = openConnection(resolved)
+  }
+
+  /**
+   * The body of the subclasses' `connect()`: waits until Redis is ready;
+   * when it is not within `connectTimeout`, closes a client the store opened
+   * and rejects with `GATEHOUSE_REDIS_CONNECT`, so a server fails at boot
+   * rather than on its first request.
+   */
+  protected static async connected<S extends RedisStore> (store: S): Promise<S> {
+    try {
+      await whenReady(store.connection.client, store.#connectTimeout, store.#name)
+    } catch (err) {
+      await store.close()
+      throw err
+    }
+    return store
   }
 
   /** The key prefix in use. */
@@ -30,7 +50,7 @@ export abstract class RedisStore {
 
   /** Resolves once connected; rejects with `GATEHOUSE_REDIS_UNAVAILABLE` after `timeout` ms (default: connectTimeout). */
   async ready (timeout = this.#connectTimeout): Promise<void> {
-    await this.run(whenReady(this.connection.client, timeout))
+    await this.run(whenReady(this.connection.client, timeout, this.#name))
   }
 
   /** Closes the client the store opened; a client you gave is left open. */

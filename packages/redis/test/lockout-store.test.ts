@@ -14,20 +14,18 @@ test('RedisLockoutStore conformance', redis, async (t) => {
     for (const store of stores) { await store.close(); await cleanPrefix(store.prefix) }
   })
   await lockoutStoreConformance(t, async () => {
-    const store = new RedisLockoutStore({ url: REDIS_URL, prefix: testPrefix('lock') })
+    const store = await RedisLockoutStore.connect({ url: REDIS_URL, prefix: testPrefix('lock') })
     stores.push(store)
-    await store.ready()
     return store
   })
 })
 
 test('RedisLockoutStore: two stores (two instances) on one Redis share the claims of concurrent attempts', redis, async (t) => {
   const prefix = testPrefix('lock')
-  const a = new RedisLockoutStore({ url: REDIS_URL }, prefix)
+  const a = await RedisLockoutStore.connect({ url: REDIS_URL }, prefix)
   const client = new Redis(REDIS_URL)
-  const b = new RedisLockoutStore({ client }, prefix)
+  const b = await RedisLockoutStore.connect({ client }, prefix)
   t.teardown(async () => { await a.close(); await b.close(); client.disconnect(); await cleanPrefix(prefix) })
-  await a.ready()
   const now = Date.now()
   const waits = await Promise.all(Array.from({ length: 40 }, async (_v, i) => await (i % 2 === 0 ? a : b).claim('identity:alice', policy, now)))
   t.equal(waits.filter((w) => w === 0).length, 5, 'five of forty claims, over both instances, go ahead')
@@ -38,17 +36,16 @@ test('RedisLockoutStore: two stores (two instances) on one Redis share the claim
   t.equal(await b.lockedFor('identity:alice', now), 30)
   t.same(await client.hmget(`${prefix}identity:alice`, 'f', 'q'), ['5', ''], 'all five counted, none left in flight')
   t.equal(b.prefix, prefix)
-  t.equal(new RedisLockoutStore({ client }).prefix, LOCKOUT_PREFIX)
+  t.equal((await RedisLockoutStore.connect({ client })).prefix, LOCKOUT_PREFIX)
   await b.close()
   t.equal(await client.ping(), 'PONG', 'close() leaves a client it did not open connected')
 })
 
 test('RedisLockoutStore: state expires in Redis once it no longer matters', redis, async (t) => {
   const prefix = testPrefix('lock')
-  const store = new RedisLockoutStore({ url: REDIS_URL, prefix })
+  const store = await RedisLockoutStore.connect({ url: REDIS_URL, prefix })
   const client = new Redis(REDIS_URL)
   t.teardown(async () => { await store.close(); client.disconnect(); await cleanPrefix(prefix) })
-  await store.ready()
   const now = Date.now()
   const quick = { maxAttempts: 5, backoff: 30, resetAfter: 120 }
   await store.claim('k', quick, now)

@@ -12,10 +12,9 @@ const redis = await needRedis()
 test('memory per session: a signed-in record and its index entry stay small', redis, async (t) => {
   // As long as the default prefix (gatehouse:sess:, 15 characters), and unique.
   const prefix = `gh:${randomBytes(4).toString('hex')}:sess:`
-  const store = new RedisSessionStore({ url: REDIS_URL, prefix })
+  const store = await RedisSessionStore.connect({ url: REDIS_URL, prefix })
   const client = new Redis(REDIS_URL)
   t.teardown(async () => { await store.close(); client.disconnect(); await cleanPrefix(prefix) })
-  await store.ready()
   const now = Date.now()
   // As a password login writes it: version 1, via and a credential stamp.
   const record = { identity: 'alice@example.com', tags: ['member', 'admin'], data: {}, createdAt: now, expiresAt: now + 3_600_000, version: 1, via: 'password', stamp: 'Qm9vdHN0cmFwU3RhbXA' }

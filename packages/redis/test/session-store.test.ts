@@ -17,9 +17,8 @@ test('RedisSessionStore conformance (url: the store opens and closes its client)
   await sessionStoreConformance(t, async () => {
     const prefix = testPrefix('sess')
     prefixes.push(prefix)
-    const store = new RedisSessionStore({ url: REDIS_URL, prefix })
+    const store = await RedisSessionStore.connect({ url: REDIS_URL, prefix })
     stores.push(store)
-    await store.ready()
     return store
   })
 })
@@ -34,9 +33,9 @@ test('RedisSessionStore conformance (client: yours, never closed by the store)',
   await sessionStoreConformance(t, async () => {
     const prefix = testPrefix('sess')
     prefixes.push(prefix)
-    return new RedisSessionStore({ client }, prefix)
+    return await RedisSessionStore.connect({ client }, prefix)
   })
-  const store = new RedisSessionStore({ client })
+  const store = await RedisSessionStore.connect({ client })
   t.equal(store.prefix, SESSION_PREFIX, 'the default prefix')
   await store.close()
   t.equal(await client.ping(), 'PONG', 'close() leaves a client it did not open connected')
@@ -44,10 +43,9 @@ test('RedisSessionStore conformance (client: yours, never closed by the store)',
 
 test('RedisSessionStore keeps records as Redis sees them: hashed keys, Redis-enforced TTL, an expiring identity index', redis, async (t) => {
   const prefix = testPrefix('sess')
-  const store = new RedisSessionStore({ url: REDIS_URL, prefix })
+  const store = await RedisSessionStore.connect({ url: REDIS_URL, prefix })
   const client = new Redis(REDIS_URL)
   t.teardown(async () => { await store.close(); client.disconnect(); await cleanPrefix(prefix) })
-  await store.ready()
   const key = 'q1Bx0rV1mZ4pkmkQe3m1gT2gkqJ0TjvHkzv1Ew4Y3ns'
   const now = Date.now()
   const written = { identity: 'alice', tags: ['ops'], data: { cart: [] }, createdAt: now, expiresAt: now + 60_000, version: 1, via: 'password', stamp: 'st' }
@@ -73,10 +71,9 @@ test('RedisSessionStore keeps records as Redis sees them: hashed keys, Redis-enf
 
 test('RedisSessionStore prunes the identity index of expired members', redis, async (t) => {
   const prefix = testPrefix('sess')
-  const store = new RedisSessionStore({ url: REDIS_URL, prefix })
+  const store = await RedisSessionStore.connect({ url: REDIS_URL, prefix })
   const client = new Redis(REDIS_URL)
   t.teardown(async () => { await store.close(); client.disconnect(); await cleanPrefix(prefix) })
-  await store.ready()
   for (let i = 0; i < 33; i++) await store.set(`short${i}`, record('bob', Date.now() + 50), null)
   await new Promise((resolve) => setTimeout(resolve, 120))
   await store.set('live', record('bob', Date.now() + 60_000), null)
@@ -105,10 +102,9 @@ test('RedisSessionStore: bad options are boot errors naming the problem', async 
 
 test('RedisSessionStore reads a record written before versions existed as version 0 (the component refuses it), and never writes over it', redis, async (t) => {
   const prefix = testPrefix('sess')
-  const store = new RedisSessionStore({ url: REDIS_URL, prefix })
+  const store = await RedisSessionStore.connect({ url: REDIS_URL, prefix })
   const client = new Redis(REDIS_URL)
   t.teardown(async () => { await store.close(); client.disconnect(); await cleanPrefix(prefix) })
-  await store.ready()
   const now = Date.now()
   await client.hset(`${prefix}legacy`, 'r', JSON.stringify({ identity: 'alice', tags: ['t'], data: {}, createdAt: now }), 'e', String(now + 60_000), 'i', 'alice')
   t.match(await store.get('legacy'), { identity: 'alice', version: 0, via: null, stamp: null })

@@ -28,7 +28,7 @@ function build () {
   return new AppServer({
     primary: new Shop(),
     apps: { '/slow': new Slow() },
-    auth: { basic: { root: { password: 'root-pass', tags: 'admin' } }, bearer: { ci: { token: 'ci-token', tags: 'ops' } }, jwt: [{ secret: SECRET, algorithm: 'HS256', tagsClaim: 'tags' }] },
+    auth: { basic: { root: { password: 'root-pass', tags: 'admin' } }, bearer: { ci: { token: 'ci-token', tags: 'ops' } }, jwt: [{ name: 'main', secret: SECRET, algorithm: 'HS256', tagsClaim: 'tags' }] },
     users: { alice: { password: 'alice-pass', tags: 'ops' } },
     tokens: { deployer: { key: 'gak_00000000000000aa_' + 'd'.repeat(43), tags: 'ops' } },
     adminPassword: 'admin-password',
@@ -143,9 +143,10 @@ test('boot errors surface from ready()', async (t) => {
   const cases: Array<[ConstructorParameters<typeof AppServer>[0], RegExp]> = [
     [{ adminPassword: 'short' }, /adminPassword must be a string of at least 8 characters/],
     [{ apps: { '/': new Shop() } }, /a mount prefix must start with "\/" and not be "\/"/],
-    [{ auth: { jwt: { main: { secret: SECRET, algorithm: 'HS256' } } as never } }, /auth\.jwt is a list of verifiers in the server form/],
+    [{ auth: { jwt: { main: { secret: SECRET, algorithm: 'HS256' } } as never } }, /jwt: expected array/],
+    [{ auth: { jwt: [{ secret: SECRET, algorithm: 'HS256' }] as never } }, /jwt\["0"\]\.name: is required/],
     [{ middleware: { gzip: true } }, /Unknown component "gzip"/],
-    [{ auth: { jwt: [{ secret: 'short', algorithm: 'HS256' }] } }, /jwt\.0: an HS256 secret must be at least 32 bytes/],
+    [{ auth: { jwt: [{ name: 'main', secret: 'short', algorithm: 'HS256' }] } }, /jwt\.main: an HS256 secret must be at least 32 bytes/],
     [{ users: { 'a:b': { password: 'x' } } }, /^users\.a:b: identity must be/],
     [{ users: { alice: { tags: 'x' } as never } }, /^users\.alice: password must be 1–1024 characters$/],
     [{ tokens: { ci: { key: 'not-a-key' } } }, /^tokens\.ci: a key must look like gak_/],

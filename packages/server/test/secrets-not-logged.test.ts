@@ -28,7 +28,7 @@ test('no password, token, key, JWT or session id reaches the logs', async (t) =>
     auth: {
       basic: { root: { password: 'root-Pa55word', tags: 'ops' } },
       bearer: { ci: { token: 'static-Bearer-T0ken', tags: 'ops' } },
-      jwt: [{ secret: SECRET, algorithm: 'HS256', tagsClaim: 'tags' }]
+      jwt: [{ name: 'main', secret: SECRET, algorithm: 'HS256', tagsClaim: 'tags' }]
     },
     users: { alice: { password: 'alice-Pa55word', tags: 'ops' } },
     tokens: { deployer: { key: API_KEY, tags: 'ops' } },

@@ -1,9 +1,27 @@
 import createError from '@fastify/error'
 import { HttpError } from '@fastify-gatehouse/core'
 
-/** The session options are inconsistent (e.g. SameSite=None without Secure); listed in docs/error-codes.md. */
+// Every code of this package; listed in docs/error-codes.md.
+
+// --- boot and programming errors ---------------------------------------------
+
+/** The session options are inconsistent (e.g. SameSite=None without Secure); the message starts with the option. */
 export const GATEHOUSE_SESSION_INVALID_OPTIONS = createError<[string]>(
   'GATEHOUSE_SESSION_INVALID_OPTIONS', 'session options: %s', 500, TypeError)
+
+/** `session.login(…)` was called with a bad argument (no identity, a `via` or `stamp` that is not a string). */
+export const GATEHOUSE_SESSION_INVALID_LOGIN = createError<[string]>(
+  'GATEHOUSE_SESSION_INVALID_LOGIN', 'session.login: %s', 500, TypeError)
+
+/**
+ * `checkIdentity` answered something other than null or `{ tags: string[] }`.
+ * Never thrown to the caller: it is the `cause` of the 503
+ * `GATEHOUSE_SESSION_CHECK_UNAVAILABLE` (the session fails closed).
+ */
+export const GATEHOUSE_SESSION_INVALID_CHECK_ANSWER = createError(
+  'GATEHOUSE_SESSION_INVALID_CHECK_ANSWER', 'checkIdentity must answer null or { tags: string[] }', 500, TypeError)
+
+// --- request failures: answered by the errors component ------------------------
 
 /** The session store failed (503): sessions cannot be read or saved right now. */
 export const STORE_UNAVAILABLE = 'GATEHOUSE_SESSION_STORE_UNAVAILABLE'

@@ -1,3 +1,5 @@
+import { LruMap } from '@fastify-gatehouse/core'
+import { GATEHOUSE_SESSION_INVALID_OPTIONS } from './errors.js'
 import type { SessionRecord, SessionStore, SessionWriteCondition, SessionWriteResult } from './session-store.js'
 
 /** Options of {@link MemorySessionStore}. */
@@ -18,21 +20,23 @@ function deepFreeze<T> (value: T): T {
 }
 
 /**
- * Sessions in this process's memory: bounded (LRU), expired records dropped
- * when met. Records are kept as frozen copies and replaced, never changed in
+ * Sessions in this process's memory: bounded by an {@link LruMap} (the
+ * least recently used session goes first), expired records dropped when
+ * met. Records are kept as frozen copies and replaced, never changed in
  * place: what `get` handed to a request in flight is a snapshot that no
  * later write or touch alters (and that the request cannot alter either).
  * D-SESSION-09: frozen snapshots; values are changed by setting a new one.
  */
 export class MemorySessionStore implements SessionStore {
-  readonly #records = new Map<string, SessionRecord>()
+  readonly #records: LruMap<string, SessionRecord>
+  // identity → its session keys, for destroyAllFor; kept right on eviction too.
   readonly #byIdentity = new Map<string, Set<string>>()
-  readonly #max: number
   readonly #now: () => number
 
   constructor (options: MemorySessionStoreOptions = {}) {
-    this.#max = options.max ?? 10_000
-    if (!Number.isInteger(this.#max) || this.#max < 1) throw new TypeError('MemorySessionStore max must be a positive integer')
+    const max = options.max ?? 10_000
+    if (!Number.isInteger(max) || max < 1) throw new GATEHOUSE_SESSION_INVALID_OPTIONS('MemorySessionStore max must be a positive integer')
+    this.#records = new LruMap(max, (key, record) => { this.#unindex(key, record) })
     this.#now = options.now ?? Date.now
   }
 
@@ -43,9 +47,7 @@ export class MemorySessionStore implements SessionStore {
   get (key: string): SessionRecord | null {
     const record = this.#live(key)
     if (record === undefined) return null
-    // Re-insert: Map order is the LRU order.
-    this.#records.delete(key)
-    this.#records.set(key, record)
+    this.#records.get(key) // a read is a use: the record becomes the most recently used
     return record
   }
 
@@ -62,9 +64,9 @@ export class MemorySessionStore implements SessionStore {
     return 'written'
   }
 
-  /** The unexpired record under `key` (an expired one is dropped). */
+  /** The unexpired record under `key` (an expired one is dropped); does not count as a use. */
   #live (key: string): SessionRecord | undefined {
-    const record = this.#records.get(key)
+    const record = this.#records.peek(key)
     if (record !== undefined && record.expiresAt <= this.#now()) {
       this.#remove(key)
       return undefined
@@ -74,16 +76,12 @@ export class MemorySessionStore implements SessionStore {
 
   #put (key: string, record: SessionRecord): void {
     this.#remove(key)
+    // May evict the least recently used session, which onEvict unindexes.
     this.#records.set(key, record)
     if (record.identity !== null) {
       let keys = this.#byIdentity.get(record.identity)
       if (keys === undefined) this.#byIdentity.set(record.identity, keys = new Set())
       keys.add(key)
-    }
-    while (this.#records.size > this.#max) {
-      const oldest = this.#records.keys().next().value
-      if (oldest === undefined) break
-      this.#remove(oldest)
     }
   }
 
@@ -98,14 +96,17 @@ export class MemorySessionStore implements SessionStore {
   }
 
   #remove (key: string): void {
-    const record = this.#records.get(key)
+    const record = this.#records.peek(key)
     if (record === undefined) return
     this.#records.delete(key)
-    if (record.identity !== null) {
-      const keys = this.#byIdentity.get(record.identity)
-      keys?.delete(key)
-      if (keys?.size === 0) this.#byIdentity.delete(record.identity)
-    }
+    this.#unindex(key, record)
+  }
+
+  #unindex (key: string, record: SessionRecord): void {
+    if (record.identity === null) return
+    const keys = this.#byIdentity.get(record.identity)
+    keys?.delete(key)
+    if (keys?.size === 0) this.#byIdentity.delete(record.identity)
   }
 
   destroyAllFor (identity: string): number {

@@ -1,5 +1,8 @@
 import { Type } from '@sinclair/typebox'
-import type { MaybePromise, SessionRecord, SessionStore } from './session-store.js'
+import { TOKEN_PATTERN, type MaybePromise } from '@fastify-gatehouse/core'
+import { GATEHOUSE_SESSION_INVALID_OPTIONS } from './errors.js'
+import { MemorySessionStore } from './memory-session-store.js'
+import type { SessionRecord, SessionStore } from './session-store.js'
 
 /**
  * Re-checks a signed-in session when it is loaded (every request that
@@ -11,7 +14,7 @@ export type CheckIdentity = (identity: string, record: Readonly<SessionRecord>) 
 
 /** Options of the session component; every key is optional. */
 export interface SessionOptions {
-  /** Name of the cookie. Default: `session_id`. */
+  /** Name of the cookie (an RFC 9110 token). Default: `session_id`. */
   cookieName?: string
   /** Send the cookie only over HTTPS. Default: `false`. */
   secure?: boolean
@@ -19,7 +22,7 @@ export interface SessionOptions {
   samesite?: 'lax' | 'strict' | 'none'
   /** Seconds a session lives without use (sliding). Default: 3600. */
   idleTtl?: number
-  /** Seconds a session lives at most from its start. Default: 86400. */
+  /** Seconds a session lives at most from its start; not shorter than `idleTtl`. Default: 86400. */
   absoluteTtl?: number
   /** Seconds between idle-deadline refreshes by read-only requests. Default: 60. */
   touchInterval?: number
@@ -34,11 +37,19 @@ export interface SessionOptions {
   checkIdentity?: CheckIdentity
 }
 
-export interface ResolvedSessionOptions extends Required<Omit<SessionOptions, 'store' | 'checkIdentity'>> {
-  store: SessionStore | undefined
-  checkIdentity: CheckIdentity | undefined
+/** {@link SessionOptions} with the defaults applied: a store is always there. */
+export interface ResolvedSessionOptions {
+  readonly cookieName: string
+  readonly secure: boolean
+  readonly samesite: 'lax' | 'strict' | 'none'
+  readonly idleTtl: number
+  readonly absoluteTtl: number
+  readonly touchInterval: number
+  readonly store: SessionStore
+  readonly checkIdentity: CheckIdentity | undefined
 }
 
+/** The defaults, but for `store` (a new `MemorySessionStore` per component). */
 export const defaults: Readonly<Omit<ResolvedSessionOptions, 'store' | 'checkIdentity'>> = Object.freeze({
   cookieName: 'session_id',
   secure: false,
@@ -51,7 +62,7 @@ export const defaults: Readonly<Omit<ResolvedSessionOptions, 'store' | 'checkIde
 const seconds = (max: number) => Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: max }))
 
 export const sessionOptionsSchema = Type.Object({
-  cookieName: Type.Optional(Type.String({ pattern: "^[!#$%&'*+.^_`|~0-9A-Za-z-]+$" })),
+  cookieName: Type.Optional(Type.String({ pattern: TOKEN_PATTERN })),
   secure: Type.Optional(Type.Boolean()),
   samesite: Type.Optional(Type.Union([Type.Literal('lax'), Type.Literal('strict'), Type.Literal('none')])),
   idleTtl: seconds(31_536_000),
@@ -61,6 +72,23 @@ export const sessionOptionsSchema = Type.Object({
   checkIdentity: Type.Optional(Type.Unsafe<CheckIdentity>(Type.Any()))
 }, { additionalProperties: false })
 
-export function resolveSessionOptions (options: SessionOptions): ResolvedSessionOptions {
-  return { ...defaults, ...options, store: options.store, checkIdentity: options.checkIdentity }
+const STORE_METHODS = ['get', 'set', 'touch', 'destroy', 'destroyAllFor'] as const
+
+/**
+ * Applies the defaults and checks what the schema cannot: SameSite=None
+ * needs Secure, the absolute lifetime is not shorter than the idle one, the
+ * store is a `SessionStore` and `checkIdentity` a function. Throws
+ * `GATEHOUSE_SESSION_INVALID_OPTIONS` naming the option.
+ */
+export function resolveSessionOptions (options: SessionOptions = {}): ResolvedSessionOptions {
+  const resolved = { ...defaults, ...options }
+  if (resolved.samesite === 'none' && !resolved.secure) throw new GATEHOUSE_SESSION_INVALID_OPTIONS('samesite "none" needs secure: true (browsers refuse it otherwise)')
+  if (resolved.absoluteTtl < resolved.idleTtl) throw new GATEHOUSE_SESSION_INVALID_OPTIONS('absoluteTtl must not be shorter than idleTtl')
+  const store = options.store ?? new MemorySessionStore()
+  if (STORE_METHODS.some((method) => typeof (store as unknown as Record<string, unknown> | null)?.[method] !== 'function')) {
+    throw new GATEHOUSE_SESSION_INVALID_OPTIONS(`store must be a SessionStore (with ${STORE_METHODS.join(', ')})`)
+  }
+  const check = options.checkIdentity
+  if (check !== undefined && typeof check !== 'function') throw new GATEHOUSE_SESSION_INVALID_OPTIONS('checkIdentity must be a function')
+  return Object.freeze({ ...resolved, store, checkIdentity: check })
 }

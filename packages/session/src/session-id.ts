@@ -1,8 +1,7 @@
 import { randomBytes } from 'node:crypto'
-import * as crypto from 'node:crypto'
+import { sha256 } from '@fastify-gatehouse/core'
 
 const ID = /^[A-Za-z0-9_-]{43}$/
-const oneShot = (crypto as { hash?: (algorithm: string, data: string, encoding: string) => string }).hash
 
 /** A new session id: 32 random bytes, base64url. */
 export function newSessionId (): string {
@@ -16,5 +15,5 @@ export function isSessionId (value: unknown): value is string {
 
 /** The store key of a session id: its SHA-256, base64url. */
 export function sessionKey (id: string): string {
-  return oneShot !== undefined ? oneShot('sha256', id, 'base64url') : crypto.createHash('sha256').update(id).digest('base64url')
+  return sha256(id)
 }

@@ -1,3 +1,5 @@
+import type { MaybePromise } from '@fastify-gatehouse/core'
+
 /** A session as stored. Times are milliseconds since the epoch. */
 export interface SessionRecord {
   /** Who signed in, or null for an anonymous session (e.g. an OIDC login in progress). */
@@ -20,9 +22,6 @@ export interface SessionRecord {
   /** What the sign-in method recorded to re-check later (e.g. a credential stamp), or null. */
   stamp: string | null
 }
-
-/** A value that may be returned now or later: the memory store answers synchronously. */
-export type MaybePromise<T> = T | Promise<T>
 
 /**
  * The session a write depends on: the key it was loaded from and the

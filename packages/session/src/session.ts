@@ -1,4 +1,5 @@
 import { parseTags } from '@fastify-gatehouse/core'
+import { GATEHOUSE_SESSION_INVALID_LOGIN } from './errors.js'
 import { newSessionId, sessionKey } from './session-id.js'
 import type { SessionRecord, SessionWriteCondition } from './session-store.js'
 
@@ -10,21 +11,24 @@ export interface SessionTimes {
   readonly touchInterval: number
 }
 
+/** A session write, for the plugin to save (see {@link SessionChange}). */
+export interface SessionWrite {
+  readonly kind: 'write'
+  readonly id: string
+  readonly key: string
+  readonly record: SessionRecord
+  readonly newId: boolean
+  /** The stored session this write depends on (null: a new session, written only if its key is free). */
+  readonly loaded: SessionWriteCondition | null
+  /** A session this request left (by login, or logout then a new write), destroyed once the write is done. */
+  readonly staleKey: string | null
+}
+
 /** What a request did to its session, for the plugin to carry out. */
 export type SessionChange =
   | { readonly kind: 'none' }
   | { readonly kind: 'touch', readonly key: string, readonly expiresAt: number }
-  | {
-    readonly kind: 'write'
-    readonly id: string
-    readonly key: string
-    readonly record: SessionRecord
-    readonly newId: boolean
-    /** The stored session this write depends on (null: a new session, written only if its key is free). */
-    readonly loaded: SessionWriteCondition | null
-    /** A session this request left (by login, or logout then a new write), destroyed once the write is done. */
-    readonly staleKey: string | null
-  }
+  | SessionWrite
   | { readonly kind: 'destroy', readonly key: string | null }
 
 /** How a sign-in came about, kept with the session (see `checkIdentity`). */
@@ -129,13 +133,12 @@ export class Session {
    * Signs `identity` in: a new session id (the old one dies: fixation
    * defence), empty data, and a fresh absolute lifetime. `options.via` and
    * `options.stamp` are kept with the session for `checkIdentity`.
-   * D-SESSION-02: a new id and empty data; D-SESSION-03: the id is known now; D-SESSION-11: via and stamp.
    */
   login (identity: string, tags: string | readonly string[] = [], options: SessionLoginOptions = {}): void {
-    if (typeof identity !== 'string' || identity === '') throw new TypeError('login needs an identity')
+    if (typeof identity !== 'string' || identity === '') throw new GATEHOUSE_SESSION_INVALID_LOGIN('needs an identity')
     const { via = null, stamp = null } = options ?? {}
-    if (via !== null && typeof via !== 'string') throw new TypeError('login options.via must be a string')
-    if (stamp !== null && typeof stamp !== 'string') throw new TypeError('login options.stamp must be a string')
+    if (via !== null && typeof via !== 'string') throw new GATEHOUSE_SESSION_INVALID_LOGIN('options.via must be a string')
+    if (stamp !== null && typeof stamp !== 'string') throw new GATEHOUSE_SESSION_INVALID_LOGIN('options.stamp must be a string')
     this.#staleKey ??= this.#key
     this.#record = null
     this.#key = null
@@ -190,10 +193,10 @@ export class Session {
    * @internal Another request wrote this session since it was loaded:
    * starts again from `fresh` (its identity, tags, lifetime and data) and
    * re-applies the values this request set or deleted (the last write of
-   * a name wins). Only for a session that was loaded and is being written.
-   * D-SESSION-08.
+   * a name wins), and answers the write to try next. Only for a session
+   * that was loaded and is being written.
    */
-  rebase (fresh: SessionRecord): void {
+  rebase (fresh: SessionRecord): SessionWrite {
     const data: Record<string, unknown> = { ...fresh.data }
     const mine = this.#data ?? {}
     for (const name of this.#changed) {
@@ -207,29 +210,36 @@ export class Session {
     this.#stamp = fresh.stamp
     this.#createdAt = fresh.createdAt
     this.#data = data
+    return this.#write(this.#expiresAt())
+  }
+
+  #expiresAt (): number {
+    return Math.min(this.#now + this.#times.idleTtl, this.#createdAt + this.#times.absoluteTtl)
+  }
+
+  // The write of a dirty session (a rebased one is still dirty).
+  #write (expiresAt: number): SessionWrite {
+    const loaded = this.#record === null || this.#key === null ? null : { key: this.#key, version: this.#record.version }
+    const record: SessionRecord = {
+      identity: this.#identity,
+      tags: [...this.#tags],
+      data: this.#data ?? {},
+      createdAt: this.#createdAt,
+      expiresAt,
+      version: loaded === null ? 1 : loaded.version + 1,
+      via: this.#via,
+      stamp: this.#stamp
+    }
+    if (this.#newId !== null) return { kind: 'write', id: this.#newId, key: sessionKey(this.#newId), record, newId: true, loaded, staleKey: this.#staleKey }
+    return { kind: 'write', id: this.#id!, key: this.#key!, record, newId: false, loaded, staleKey: this.#staleKey }
   }
 
   /** @internal What to do at the end of the request. */
   change (): SessionChange {
-    const { idleTtl, absoluteTtl, touchInterval } = this.#times
-    const expiresAt = Math.min(this.#now + idleTtl, this.#createdAt + absoluteTtl)
+    const { idleTtl, touchInterval } = this.#times
+    const expiresAt = this.#expiresAt()
     if (this.#state === 'destroyed') return { kind: 'destroy', key: this.#key ?? this.#staleKey }
-    if (this.#state === 'dirty') {
-      const loaded = this.#record === null || this.#key === null ? null : { key: this.#key, version: this.#record.version }
-      const record: SessionRecord = {
-        identity: this.#identity,
-        tags: [...this.#tags],
-        data: this.#data ?? {},
-        createdAt: this.#createdAt,
-        expiresAt,
-        version: loaded === null ? 1 : loaded.version + 1,
-        via: this.#via,
-        stamp: this.#stamp
-      }
-      if (this.#newId !== null) return { kind: 'write', id: this.#newId, key: sessionKey(this.#newId), record, newId: true, loaded, staleKey: this.#staleKey }
-      return { kind: 'write', id: this.#id!, key: this.#key!, record, newId: false, loaded, staleKey: this.#staleKey }
-    }
-    // D-SESSION-01: a read-only request writes at most once per touchInterval.
+    if (this.#state === 'dirty') return this.#write(expiresAt)
     if (this.#record !== null && this.#key !== null) {
       const lastTouch = this.#record.expiresAt - idleTtl
       if (this.#now - lastTouch >= touchInterval && expiresAt > this.#record.expiresAt) {

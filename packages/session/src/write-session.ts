@@ -1,13 +1,8 @@
 import { sessionConflict, storeUnavailable } from './errors.js'
-import type { Session, SessionChange } from './session.js'
+import type { Session, SessionWrite as Write } from './session.js'
 import type { SessionStore, SessionWriteResult } from './session-store.js'
 
-type Write = Extract<SessionChange, { kind: 'write' }>
-
-/**
- * How often a write is re-based on a session that other requests keep changing before it is a 409.
- * D-SESSION-08: re-based and retried, a 409 only as the bounded last resort; D-SESSION-07: gone is dropped.
- */
+/** How often a write is re-based on a session that other requests keep changing before it is a 409. */
 export const MAX_WRITE_ATTEMPTS = 20
 
 async function call<T> (work: () => T | Promise<T>): Promise<T> {
@@ -38,10 +33,7 @@ export async function writeSession (store: SessionStore, session: Session, first
     const fresh = await call(() => store.get(loaded.key))
     // Gone, or (never by this component) another identity under the same key.
     if (fresh === null || fresh.identity !== change.record.identity) return 'gone'
-    session.rebase(fresh)
-    const next = session.change()
-    if (next.kind !== 'write') throw new TypeError('a re-based session write is still a write')
-    change = next
+    change = session.rebase(fresh)
   }
   if (change.staleKey !== null) await call(() => store.destroy(change.staleKey!))
   return change

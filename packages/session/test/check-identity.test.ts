@@ -97,8 +97,9 @@ test('bad checkIdentity or login options are refused', async (t) => {
   app.register(sessionPlugin, { checkIdentity: 'yes' as never })
   await t.rejects(async () => { await app.ready() }, { code: 'GATEHOUSE_SESSION_INVALID_OPTIONS', message: /checkIdentity must be a function/ })
   const session = new Session({ idleTtl: 1000, absoluteTtl: 2000, touchInterval: 0 }, Date.now())
-  t.throws(() => session.login('alice', [], { via: 7 as never }), { name: 'TypeError', message: 'login options.via must be a string' })
-  t.throws(() => session.login('alice', [], { stamp: {} as never }), { name: 'TypeError', message: 'login options.stamp must be a string' })
+  t.throws(() => session.login('alice', [], { via: 7 as never }), { code: 'GATEHOUSE_SESSION_INVALID_LOGIN', message: 'session.login: options.via must be a string' })
+  t.throws(() => session.login('alice', [], { stamp: {} as never }), { code: 'GATEHOUSE_SESSION_INVALID_LOGIN', message: 'session.login: options.stamp must be a string' })
+  t.throws(() => session.login('' as never), { code: 'GATEHOUSE_SESSION_INVALID_LOGIN', message: 'session.login: needs an identity' })
 })
 
 test('a check that answers neither null nor { tags } fails closed with 503, whatever kind of promise it uses (review finding)', async (t) => {

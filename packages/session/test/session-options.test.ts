@@ -50,11 +50,12 @@ test('bad options fail at boot', async (t) => {
     [{ cookieName: 'bad name' }, /^session options\.cookieName: expected string to match/],
     [{ samesite: 'sometimes' }, /^session options\.samesite: /],
     [{ idleTtl: 0 }, /^session options\.idleTtl: expected number to be greater than 0/],
-    [{ store: {} }, 'session options: store must be a SessionStore']
+    [{ store: {} }, 'session options: store must be a SessionStore (with get, set, touch, destroy, destroyAllFor)'],
+    [{ store: { get () {}, set () {} } }, 'session options: store must be a SessionStore (with get, set, touch, destroy, destroyAllFor)']
   ]
   for (const [options, message] of cases) {
     const app = Fastify()
-    await t.rejects(async () => { await app.register(sessionPlugin, options as never).ready() }, { message })
+    await t.rejects(async () => { await app.register(sessionPlugin, options as never).ready() }, { code: /^GATEHOUSE_(SESSION|CORE)_INVALID_OPTIONS$/, message })
     await app.close()
   }
 })

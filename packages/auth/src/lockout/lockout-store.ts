@@ -1,4 +1,4 @@
-import type { MaybePromise } from '../api-key.js'
+import type { MaybePromise } from '@fastify-gatehouse/core'
 import type { LockoutPolicy } from './lockout-policy.js'
 
 /**

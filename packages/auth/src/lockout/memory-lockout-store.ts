@@ -1,57 +1,51 @@
+import { LruMap } from '@fastify-gatehouse/core'
+import { GATEHOUSE_AUTH_INVALID_CONFIG } from '../errors.js'
 import { afterClaim, afterFailure, afterRefund, secondsUntil, type LockoutPolicy, type LockoutState } from './lockout-policy.js'
 import type { LockoutStore } from './lockout-store.js'
 
 /**
- * Failed-login counters in this process's memory; bounded (LRU). Every
- * call is synchronous, so a claim and its check of the count cannot
- * interleave with another request's.
+ * Failed-login counters in this process's memory, bounded by an
+ * {@link LruMap} (the least recently changed key goes first). Every call is
+ * synchronous, so a claim and its check of the count cannot interleave with
+ * another request's.
  */
 export class MemoryLockoutStore implements LockoutStore {
-  readonly #states = new Map<string, LockoutState>()
-  readonly #max: number
+  readonly #states: LruMap<string, LockoutState>
 
   /**
    * @param max keys kept at most (default 100000); the least recently changed go first
    * D-LOCKOUT-06: many addresses can flush this LRU; several instances want RedisLockoutStore.
    */
   constructor (max = 100_000) {
-    if (!Number.isInteger(max) || max < 1) throw new TypeError('MemoryLockoutStore max must be a positive integer')
-    this.#max = max
+    if (!Number.isInteger(max) || max < 1) throw new GATEHOUSE_AUTH_INVALID_CONFIG('MemoryLockoutStore max', 'must be a positive integer')
+    this.#states = new LruMap(max)
   }
 
+  // Reads peek: only a change makes a key recently used, so probing a key
+  // (lockedFor) cannot keep it, or push out another.
   lockedFor (key: string, now: number): number {
-    return secondsUntil(this.#states.get(key)?.lockedUntil ?? 0, now)
+    return secondsUntil(this.#states.peek(key)?.lockedUntil ?? 0, now)
   }
 
   claim (key: string, policy: LockoutPolicy, now: number): number {
-    const { state, retryAfter } = afterClaim(this.#states.get(key), policy, now)
-    if (retryAfter === 0) this.#keep(key, state)
+    const { state, retryAfter } = afterClaim(this.#states.peek(key), policy, now)
+    if (retryAfter === 0) this.#states.set(key, state)
     return retryAfter
   }
 
   recordFailure (key: string, policy: LockoutPolicy, now: number): number {
-    const state = afterFailure(this.#states.get(key), policy, now)
-    this.#keep(key, state)
+    const state = afterFailure(this.#states.peek(key), policy, now)
+    this.#states.set(key, state)
     return secondsUntil(state.lockedUntil, now)
   }
 
   refund (key: string, policy: LockoutPolicy, now: number): void {
-    const state = afterRefund(this.#states.get(key), policy, now)
+    const state = afterRefund(this.#states.peek(key), policy, now)
     if (state === undefined) this.#states.delete(key)
-    else this.#keep(key, state)
+    else this.#states.set(key, state)
   }
 
   reset (key: string): void {
     this.#states.delete(key)
-  }
-
-  #keep (key: string, state: LockoutState): void {
-    // Re-insert: Map order is the LRU order.
-    this.#states.delete(key)
-    this.#states.set(key, state)
-    if (this.#states.size > this.#max) {
-      const oldest = this.#states.keys().next().value
-      if (oldest !== undefined) this.#states.delete(oldest)
-    }
   }
 }

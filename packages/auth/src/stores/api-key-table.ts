@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox'
+import { hasControlCharacter, sha256 } from '@fastify-gatehouse/core'
 import { generateApiKey, parseApiKey, type ApiKeyRecord, type IssueApiKey } from '../api-key.js'
-import { constantTimeEqual, sha256 } from '../digest.js'
+import { constantTimeEqual } from '../digest.js'
 import { GATEHOUSE_AUTH_STORE_INPUT } from '../errors.js'
 import { checkTags } from './user-table.js'
 
@@ -40,8 +41,6 @@ export const apiKeyDocumentSchema = Type.Object({
 
 export const emptyApiKeyDocument = (): ApiKeyDocument => ({ version: 1, keys: [] })
 
-// eslint-disable-next-line no-control-regex
-const CONTROL = /[\x00-\x1f\x7f]/
 const SHA256_PREFIX = 'sha256$'
 
 /** The public view of a stored key: no hash. */
@@ -53,7 +52,7 @@ export function publicRecord (stored: StoredApiKey): ApiKeyRecord {
 /** Validates issue input and builds the stored record and the full key (shown once). */
 export function newApiKey (input: IssueApiKey, now: Date): { key: string, stored: StoredApiKey } {
   const label = typeof input?.label === 'string' ? input.label.trim() : ''
-  if (label === '' || label.length > 200 || CONTROL.test(label)) {
+  if (label === '' || label.length > 200 || hasControlCharacter(label)) {
     throw new GATEHOUSE_AUTH_STORE_INPUT('label must be 1–200 characters without control characters')
   }
   const tags = checkTags(input.tags)

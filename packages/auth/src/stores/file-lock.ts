@@ -1,5 +1,6 @@
 import { mkdir, rmdir, stat } from 'node:fs/promises'
 import { setTimeout as sleep } from 'node:timers/promises'
+import { GATEHOUSE_AUTH_STORE_FILE } from '../errors.js'
 
 const STALE_MS = 10_000
 const WAIT_MS = 5_000
@@ -8,7 +9,7 @@ const WAIT_MS = 5_000
  * Runs `work` holding an exclusive lock on `path` across processes: the
  * lock is the directory `<path>.lock` (mkdir is atomic on every file
  * system). A lock older than 10 s is taken to be left by a crashed process.
- * D-AUTH-09.
+ * Not getting the lock within 5 s throws `GATEHOUSE_AUTH_STORE_FILE`.
  */
 export async function withFileLock<T> (path: string, work: () => Promise<T>): Promise<T> {
   const lock = `${path}.lock`
@@ -24,7 +25,7 @@ export async function withFileLock<T> (path: string, work: () => Promise<T>): Pr
         await rmdir(lock).catch(() => {})
         continue
       }
-      if (Date.now() > deadline) throw new Error(`could not lock ${lock} within ${WAIT_MS} ms`)
+      if (Date.now() > deadline) throw new GATEHOUSE_AUTH_STORE_FILE(path, `could not lock ${lock} within ${WAIT_MS} ms`)
       await sleep(5 + Math.random() * 20)
     }
   }

@@ -1,3 +1,4 @@
+import { GATEHOUSE_AUTH_INVALID_CONFIG } from '../errors.js'
 import { JsonFile } from './json-file.js'
 import { UserStoreBase, type UserStoreOptions } from './user-store-base.js'
 import { emptyUserDocument, userDocumentSchema, type StoredUser, type UserDocument } from './user-table.js'
@@ -49,7 +50,7 @@ export class FileUserStore extends UserStoreBase {
   /** Opens (or starts) the store at `path`; a corrupt file is an error naming it. */
   static async open (path: string, options: FileUserStoreOptions = {}): Promise<FileUserStore> {
     const interval = options.watchInterval ?? 250
-    if (!(typeof interval === 'number' && interval >= 0 && interval <= 60_000)) throw new TypeError('FileUserStore watchInterval must be 0–60000 ms')
+    if (!(typeof interval === 'number' && interval >= 0 && interval <= 60_000)) throw new GATEHOUSE_AUTH_INVALID_CONFIG('FileUserStore watchInterval', 'must be 0–60000 ms')
     const store = new FileUserStore(new JsonFile(path, userDocumentSchema, emptyUserDocument), options)
     await store.#current()
     return store

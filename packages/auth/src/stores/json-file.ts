@@ -71,17 +71,12 @@ export class JsonFile<T> {
   /** Reads the current document under the lock, lets `change` edit it, writes it back; resolves with `change`'s result. */
   async update<R> (change: (data: T) => R): Promise<R> {
     await mkdir(dirname(this.path), { recursive: true, mode: 0o700 })
-    try {
-      return await withFileLock(this.path, async () => {
-        const data = await this.read()
-        const result = change(data)
-        await this.#write(data)
-        return result
-      })
-    } catch (err) {
-      if (err instanceof Error && /^could not lock/.test(err.message)) throw new GATEHOUSE_AUTH_STORE_FILE(this.path, err.message)
-      throw err
-    }
+    return await withFileLock(this.path, async () => {
+      const data = await this.read()
+      const result = change(data)
+      await this.#write(data)
+      return result
+    })
   }
 
   async #write (data: T): Promise<void> {

@@ -1,5 +1,5 @@
+import { sha256 } from '@fastify-gatehouse/core'
 import { parseApiKey, type ApiKeyRecord, type ApiKeyStore, type IssueApiKey } from '../api-key.js'
-import { sha256 } from '../digest.js'
 import { GATEHOUSE_AUTH_STORE_INPUT } from '../errors.js'
 import { ApiKeyIndex, newApiKey, publicRecord, type StoredApiKey } from './api-key-table.js'
 

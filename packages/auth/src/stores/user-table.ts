@@ -1,6 +1,5 @@
-import { createHash } from 'node:crypto'
 import { Type } from '@sinclair/typebox'
-import { invalidTag, invalidTagMessage, parseTags } from '@fastify-gatehouse/core'
+import { hasControlCharacter, invalidTag, invalidTagMessage, parseTags, sha256 } from '@fastify-gatehouse/core'
 import { GATEHOUSE_AUTH_STORE_INPUT } from '../errors.js'
 import { DEFAULT_SCRYPT, hashPassword, parsePasswordHash, verifyAgainstDummy, verifyPassword, type ScryptParams } from '../password.js'
 import type { NewUser, UserRecord, UserStanding, VerifiedUser } from '../user-store.js'
@@ -36,8 +35,6 @@ export const userDocumentSchema = Type.Object({
 
 export const emptyUserDocument = (): UserDocument => ({ version: 1, users: [] })
 
-// eslint-disable-next-line no-control-regex
-const CONTROL = /[\x00-\x1f\x7f]/
 const MAX_PASSWORD = 1024
 
 export function publicUser ({ passwordHash: _hidden, ...user }: StoredUser): UserRecord {
@@ -57,7 +54,7 @@ const standings = new WeakMap<StoredUser, UserStanding>()
 export function standingOf (stored: StoredUser): UserStanding {
   let standing = standings.get(stored)
   if (standing === undefined) {
-    const stamp = createHash('sha256').update(stored.passwordHash).digest('base64url').slice(0, 22)
+    const stamp = sha256(stored.passwordHash).slice(0, 22)
     standings.set(stored, standing = Object.freeze({ tags: Object.freeze([...stored.tags]), stamp }))
   }
   return standing
@@ -65,7 +62,7 @@ export function standingOf (stored: StoredUser): UserStanding {
 
 /** Checks an identity: 1–200 characters, no control characters, no colon (it must work as a Basic user name too). */
 export function checkIdentity (identity: unknown): string {
-  if (typeof identity !== 'string' || identity === '' || identity.length > 200 || CONTROL.test(identity) || identity.includes(':')) {
+  if (typeof identity !== 'string' || identity === '' || identity.length > 200 || hasControlCharacter(identity) || identity.includes(':')) {
     throw new GATEHOUSE_AUTH_STORE_INPUT('identity must be 1–200 characters without control characters or ":"')
   }
   return identity

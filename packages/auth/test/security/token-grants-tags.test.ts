@@ -18,7 +18,7 @@ function hs256 (claims: object): string {
 }
 
 async function app (verifier: Record<string, unknown> = {}) {
-  const server = await build({ jwt: { main: { secret: SECRET, algorithm: 'HS256', ...verifier } } } as AuthOptions, (a) => {
+  const server = await build({ jwt: [{ name: 'main', secret: SECRET, algorithm: 'HS256', ...verifier }] } as AuthOptions, (a) => {
     a.get('/superadmin', { authRule: 'SUPERADMIN' }, async (req) => req.scope.auth)
   })
   const call = async (url: string, claims: object) => {
@@ -105,10 +105,10 @@ test('basic and bearer tags in options use the rule alphabet too', async (t) => 
 })
 
 test('config files: the verifier keys in snake_case, checked like the options', async (t) => {
-  const verifier = (extra: object) => ({ auth_middleware: { jwt: { idp: { secret: SECRET, algorithm: 'HS256', ...extra } } } })
+  const verifier = (extra: object) => ({ auth_middleware: { jwt: [{ name: 'idp', secret: SECRET, algorithm: 'HS256', ...extra }] } })
   const recipe = recipeFromConfig(verifier({ tags_claim: 'roles', allowed_tags: ['ops'], allow_superadmin: false, require_exp: false, max_age: 600 }))
-  t.same(recipe.authMiddleware, { jwt: { idp: { secret: SECRET, algorithm: 'HS256', tagsClaim: 'roles', allowedTags: ['ops'], allowSuperadmin: false, requireExp: false, maxAge: 600 } } })
-  t.throws(() => recipeFromConfig(verifier({ max_age: '1h' })), { code: 'GATEHOUSE_CORE_INVALID_OPTIONS', message: 'auth_middleware.jwt.idp.max_age: expected number' })
-  t.throws(() => recipeFromConfig(verifier({ require_exp: 'no' })), { code: 'GATEHOUSE_CORE_INVALID_OPTIONS', message: /^auth_middleware\.jwt\.idp\.require_exp: / })
-  t.throws(() => recipeFromConfig(verifier({ tagsClaim: 'roles' })), { message: 'auth_middleware.jwt.idp.tagsClaim: unknown option (config files use snake_case: tags_claim)' })
+  t.same(recipe.authMiddleware, { jwt: [{ name: 'idp', secret: SECRET, algorithm: 'HS256', tagsClaim: 'roles', allowedTags: ['ops'], allowSuperadmin: false, requireExp: false, maxAge: 600 }] })
+  t.throws(() => recipeFromConfig(verifier({ max_age: '1h' })), { code: 'GATEHOUSE_CORE_INVALID_OPTIONS', message: 'auth_middleware.jwt[0].max_age: expected number' })
+  t.throws(() => recipeFromConfig(verifier({ require_exp: 'no' })), { code: 'GATEHOUSE_CORE_INVALID_OPTIONS', message: /^auth_middleware\.jwt\[0\]\.require_exp: / })
+  t.throws(() => recipeFromConfig(verifier({ tagsClaim: 'roles' })), { message: 'auth_middleware.jwt[0].tagsClaim: unknown option (config files use snake_case: tags_claim)' })
 })

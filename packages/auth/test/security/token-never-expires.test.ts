@@ -18,7 +18,7 @@ function hs256 (claims: object): string {
 }
 
 async function app (verifier: Record<string, unknown> = {}) {
-  const server = await build({ jwt: { main: { secret: SECRET, algorithm: 'HS256', ...verifier } } } as AuthOptions)
+  const server = await build({ jwt: [{ name: 'main', secret: SECRET, algorithm: 'HS256', ...verifier }] } as AuthOptions)
   const call = async (claims: object) => {
     const res = await server.inject({ url: '/open', headers: { authorization: `Bearer ${hs256(claims)}` } })
     return { status: res.statusCode, body: res.json(), challenge: res.headers['www-authenticate'] }

@@ -1,11 +1,12 @@
-import { MemoryApiKeyStore, MemoryUserStore, type ApiKeyStore, type AuthOptions, type JwtVerifierOptions, type UserStore } from '@fastify-gatehouse/auth'
+import { MemoryApiKeyStore, MemoryUserStore, type ApiKeyStore, type AuthOptions, type UserStore } from '@fastify-gatehouse/auth'
 import { SUPERADMIN } from '../server-app/admin-api.js'
 import type { ServerAuthParts, ServerBase, ServerBaseOptions } from './server-base.js'
 
-/** The server form of the auth options: JWT verifiers as a list (DESIGN §5). */
-export interface ServerAuthConfig extends Omit<AuthOptions, 'jwt' | 'apiKeys'> {
-  jwt?: readonly JwtVerifierOptions[]
-}
+/**
+ * The auth options of AppServer: the auth component's, in the same shape
+ * (JWT verifiers a list, each with a name), without `apiKeys` (see `tokens`).
+ */
+export type ServerAuthConfig = Omit<AuthOptions, 'apiKeys'>
 
 /** What the auth capability takes. */
 export interface AuthMixinOptions {
@@ -82,13 +83,8 @@ export function AuthMixin<T extends ServerClass> (Base: T): T {
 
       let authMiddleware: AuthOptions | undefined
       if (options.auth !== undefined || tokens !== undefined) {
-        const { jwt, ...rest } = options.auth ?? {}
-        if (jwt !== undefined && !Array.isArray(jwt)) throw new TypeError('auth.jwt is a list of verifiers in the server form')
-        authMiddleware = {
-          ...rest,
-          ...(jwt === undefined ? {} : { jwt: Object.fromEntries(jwt.map((v, i) => { const { name, ...verifier } = v; return [name ?? String(i), verifier] })) }),
-          ...(tokens === undefined ? {} : { apiKeys: tokens })
-        }
+        // Handed over as given: the component checks it (one shape, DESIGN §10 / issue 14).
+        authMiddleware = { ...options.auth, ...(tokens === undefined ? {} : { apiKeys: tokens }) }
       }
       return {
         ...(authMiddleware === undefined ? {} : { authMiddleware }),

@@ -3,7 +3,7 @@ import { pathToFileURL } from 'node:url'
 import { parseArgs } from 'node:util'
 import { Type } from '@sinclair/typebox'
 import { loadRecipe, pickServerLimits } from '@fastify-gatehouse/core'
-import { FileApiKeyStore, FileUserStore, type JwtVerifierOptions } from '@fastify-gatehouse/auth'
+import { FileApiKeyStore, FileUserStore } from '@fastify-gatehouse/auth'
 import { AppServer } from '../app-server/app-server.js'
 import { RoutedApplication } from '../app-server/routed-application.js'
 import { UsageError, type CliIo } from './io.js'
@@ -80,7 +80,6 @@ export async function serveCommand (args: string[], io: CliIo, signals: NodeJS.E
   const storeDir = serverAppConfig.store === undefined ? undefined : resolve(io.cwd, serverAppConfig.store)
   const users = storeDir === undefined ? undefined : await FileUserStore.open(usersFile(storeDir))
   const tokens = storeDir === undefined ? undefined : await FileApiKeyStore.open(keysFile(storeDir))
-  const { jwt, ...auth } = config.authMiddleware ?? {}
   const primary = values.app === undefined ? undefined : await loadApplication(values.app, io.cwd)
   const sessionStore = sessionStoreConfig === undefined ? undefined : await openSessionStore(sessionStoreConfig)
   const lockoutStore = lockoutStoreConfig === undefined ? undefined : await openLockoutStore(lockoutStoreConfig)
@@ -105,9 +104,8 @@ export async function serveCommand (args: string[], io: CliIo, signals: NodeJS.E
   }
   const options = {
     ...(primary === undefined ? {} : { primary }),
-    ...(config.authMiddleware === undefined ? {} : {
-      auth: { ...auth, ...(jwt === undefined ? {} : { jwt: Object.entries(jwt as Record<string, JwtVerifierOptions>).map(([name, v]) => ({ ...v, name })) }) }
-    }),
+    // The file's auth_middleware is AppServer's auth, the same shape (the JWT verifiers a list).
+    ...(config.authMiddleware === undefined ? {} : { auth: config.authMiddleware }),
     ...(users === undefined ? {} : { users }),
     ...(tokens === undefined ? {} : { tokens }),
     // D-CLI-02: the admin password from the environment, never from the config file.

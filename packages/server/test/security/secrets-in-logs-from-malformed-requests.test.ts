@@ -49,7 +49,7 @@ test('malformed requests carrying credentials leave nothing of them in the logs,
   const server = new AppServer({
     primary: new Api(),
     logger,
-    auth: { basic: { root: { password: PASSWORD, tags: 'ops' } }, jwt: [{ secret: JWT_SECRET, algorithm: 'HS256' }] },
+    auth: { basic: { root: { password: PASSWORD, tags: 'ops' } }, jwt: [{ name: 'main', secret: JWT_SECRET, algorithm: 'HS256' }] },
     login: true,
     middleware: { logging: { includeHeaders: true, includeQuery: true } }
   })

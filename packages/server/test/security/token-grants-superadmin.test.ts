@@ -27,7 +27,7 @@ class Shop extends RoutedApplication {
 function build (verifier: Record<string, unknown> = {}) {
   return new AppServer({
     primary: new Shop(),
-    auth: { jwt: [{ secret: SECRET, algorithm: 'HS256', ...verifier }] },
+    auth: { jwt: [{ name: 'main', secret: SECRET, algorithm: 'HS256', ...verifier }] },
     users: new MemoryUserStore({ scrypt: { N: 1024, r: 8, p: 1 } }),
     tokens: new MemoryApiKeyStore(),
     adminPassword: 'admin-password',
@@ -147,7 +147,7 @@ const FIXTURE = fileURLToPath(new URL('../fixtures/gatehouse.ts', import.meta.ur
 const APP = fileURLToPath(new URL('../fixtures/shop-app.ts', import.meta.url))
 
 test('config file: tags_claim, allowed_tags, allow_superadmin, require_exp and max_age reach the verifier through gatehouse serve', async (t) => {
-  const jwt = `auth_middleware:\n  jwt:\n    main: { secret: "${SECRET}", algorithm: HS256, tags_claim: roles, allowed_tags: [ops], allow_superadmin: false, require_exp: true, max_age: 600 }\n`
+  const jwt = `auth_middleware:\n  jwt:\n    - { name: main, secret: "${SECRET}", algorithm: HS256, tags_claim: roles, allowed_tags: [ops], allow_superadmin: false, require_exp: true, max_age: 600 }\n`
   const dir = t.testdir({ 'gatehouse.yaml': jwt, 'bad.yaml': jwt.replace('[ops]', '[ops, "night shift"]') })
   const bad = await cli(['serve', '--config', 'bad.yaml', '--port', '0'], '', dir)
   t.equal(bad.code, 1, 'a bad tag in the file is a boot error')

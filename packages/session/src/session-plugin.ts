@@ -1,0 +1,186 @@
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify'
+import { fastifyCookie } from '@fastify/cookie'
+import { Avatar, errorForLog, isThenable } from '@fastify-gatehouse/core'
+import { checkUnavailable, GATEHOUSE_SESSION_INVALID_CHECK_ANSWER, storeUnavailable } from './errors.js'
+import { resolveSessionOptions, type SessionOptions } from './options.js'
+import { Session, type SessionChange } from './session.js'
+import { isSessionId, sessionKey } from './session-id.js'
+import type { SessionRecord } from './session-store.js'
+import { writeSession } from './write-session.js'
+
+const sameTags = (a: readonly string[], b: readonly string[]): boolean => a.length === b.length && a.every((tag, i) => tag === b[i])
+
+function isCheckAnswer (value: unknown): value is { tags: readonly string[] } {
+  const tags = (value as { tags?: unknown } | null)?.tags
+  return typeof value === 'object' && value !== null && Array.isArray(tags) && tags.every((tag) => typeof tag === 'string')
+}
+
+/**
+ * The session component's plugin: resolves the options once, then loads
+ * the session in `onRequest` and saves what changed in `onSend`.
+ */
+export const sessionHooks: FastifyPluginAsync<SessionOptions> = async function session (app, options) {
+  const opts = resolveSessionOptions(options)
+  const { store, checkIdentity: check } = opts
+  const times = { idleTtl: opts.idleTtl * 1000, absoluteTtl: opts.absoluteTtl * 1000, touchInterval: opts.touchInterval * 1000 }
+  // Cookies are parsed and written with @fastify/cookie: ours when the app
+  // has none, or the app's own.
+  if (!app.hasDecorator('serializeCookie')) await app.register(fastifyCookie)
+  if (!app.hasDecorator('sessionStore')) app.decorate('sessionStore', store)
+  const cookie = { httpOnly: true, secure: opts.secure, sameSite: opts.samesite, path: '/' } as const
+  const cleared = app.serializeCookie(opts.cookieName, '', { ...cookie, maxAge: 0, expires: new Date(0) })
+  // One Avatar per stored record (the memory store hands back the same
+  // object) and tag set (a checkIdentity may change the tags).
+  const avatars = new WeakMap<SessionRecord, Avatar>()
+
+  function avatarFor (record: SessionRecord, identity: string, tags: readonly string[]): Avatar {
+    let avatar = avatars.get(record)
+    if (avatar === undefined || !sameTags(avatar.tags, tags)) avatars.set(record, avatar = new Avatar(identity, { tags, backend: 'session' }))
+    return avatar
+  }
+
+  /** Whether `record` is a live session: unexpired, and written by a store that versions it. */
+  function live (record: SessionRecord | null, now: number): record is SessionRecord {
+    return record !== null && record.expiresAt > now && now < record.createdAt + times.absoluteTtl &&
+      typeof record.version === 'number' && record.version >= 1
+  }
+
+  function attach (request: FastifyRequest, id: string, key: string, record: SessionRecord | null, now: number, tags: readonly string[] | null | undefined): void {
+    if (!live(record, now)) {
+      if (record !== null) Promise.resolve().then(() => store.destroy(key)).catch(() => {})
+      request.scope.session = new Session(times, now)
+      return
+    }
+    const current = new Session(times, now, { id, key, record, ...(tags == null ? {} : { tags }) })
+    request.scope.session = current
+    if (tags === null) {
+      // checkIdentity said no: the session ends (destroyed, cookie cleared in onSend).
+      current.logout()
+      return
+    }
+    // A valid Authorization header wins; an invalid one never reaches here.
+    if (record.identity !== null && request.headers.authorization === undefined && request.scope.auth === null) {
+      request.scope.auth = avatarFor(record, record.identity, current.tags)
+    }
+  }
+
+  /** Attaches the session, turning a throw (a record a store handed back malformed) into a 503; calls `done` once. */
+  function settle (request: FastifyRequest, id: string, key: string, record: SessionRecord | null, now: number, tags: readonly string[] | null | undefined, done: (err?: Error) => void): void {
+    try {
+      attach(request, id, key, record, now, tags)
+    } catch (err) {
+      done(storeUnavailable(err))
+      return
+    }
+    done()
+  }
+
+  /** Loads and (with checkIdentity) re-checks the session; calls `done` once. */
+  function load (request: FastifyRequest, id: string, key: string, record: SessionRecord | null, now: number, done: (err?: Error) => void): void {
+    if (check === undefined || !live(record, now) || record.identity === null) {
+      settle(request, id, key, record, now, undefined, done)
+      return
+    }
+    let verdict: ReturnType<typeof check>
+    try {
+      verdict = check(record.identity, record)
+    } catch (err) {
+      done(checkUnavailable(err))
+      return
+    }
+    // Only null (end it) or { tags: string[] } are answers: anything else
+    // fails closed, never falls back to the tags the session was signed in with.
+    const apply = (answer: unknown): void => {
+      if (answer === null) {
+        settle(request, id, key, record, now, null, done)
+      } else if (isCheckAnswer(answer)) {
+        settle(request, id, key, record, now, answer.tags, done)
+      } else {
+        done(checkUnavailable(new GATEHOUSE_SESSION_INVALID_CHECK_ANSWER()))
+      }
+    }
+    if (isThenable(verdict)) Promise.resolve(verdict).then(apply, (err: unknown) => done(checkUnavailable(err)))
+    else apply(verdict)
+  }
+
+  app.addHook('onRequest', function loadSession (request, _reply, done) {
+    const now = Date.now()
+    const header = request.headers.cookie
+    // request.cookies is parsed already unless the app set @fastify/cookie to a later hook.
+    const id = header === undefined ? undefined : (request.cookies ?? app.parseCookie(header))[opts.cookieName]
+    if (!isSessionId(id)) {
+      // No cookie, or one that is not ours: nothing is looked up, nothing set.
+      request.scope.session = new Session(times, now)
+      done()
+      return
+    }
+    const key = sessionKey(id)
+    let found: ReturnType<typeof store.get>
+    try {
+      found = store.get(key)
+    } catch (err) {
+      done(storeUnavailable(err))
+      return
+    }
+    if (isThenable(found)) {
+      Promise.resolve(found).then((record) => load(request, id, key, record, now, done), (err: unknown) => done(storeUnavailable(err)))
+    } else {
+      load(request, id, key, found, now, done)
+    }
+  })
+
+  async function apply (change: SessionChange, current: Session, request: FastifyRequest, reply: { header: (k: string, v: string) => unknown }): Promise<void> {
+    switch (change.kind) {
+      case 'touch':
+        // Best effort: a failed refresh must not fail a read-only request.
+        try {
+          await store.touch(change.key, change.expiresAt)
+        } catch (err) {
+          request.log.warn({ err: errorForLog(err) }, 'session: could not refresh the idle deadline')
+        }
+        return
+      case 'write': {
+        const saved = await writeSession(store, current, change)
+        // Destroyed meanwhile (logout, a changed user, expiry, a sign-in in
+        // another tab that replaced it): the write is dropped and the response
+        // kept. No Set-Cookie: the dead id opens nothing, and clearing the
+        // cookie could delete the newer one that sign-in just set.
+        if (saved !== 'gone' && saved.newId) setCookie(reply, app.serializeCookie(opts.cookieName, saved.id, cookie))
+        return
+      }
+      case 'destroy':
+        try {
+          if (change.key !== null) await store.destroy(change.key)
+        } catch (err) {
+          throw storeUnavailable(err)
+        }
+        setCookie(reply, cleared)
+    }
+  }
+
+  // A response that sets or clears the session cookie carries a session id
+  // (or its end): no cache, shared or private, may keep it.
+  function setCookie (reply: { header: (k: string, v: string) => unknown }, value: string): void {
+    reply.header('set-cookie', value)
+    reply.header('cache-control', 'no-store')
+  }
+
+  // Sessions whose change was carried out (or tried): an error response
+  // from a failed save passes onSend again and must not save again.
+  const settled = new WeakSet<Session>()
+
+  app.addHook('onSend', function saveSession (request, reply, payload, done) {
+    const current = request.scope?.session
+    if (current === undefined || settled.has(current)) {
+      done(null, payload)
+      return
+    }
+    settled.add(current)
+    const change = current.change()
+    if (change.kind === 'none') {
+      done(null, payload)
+      return
+    }
+    apply(change, current, request, reply).then(() => done(null, payload), (err: Error) => done(err))
+  })
+}
