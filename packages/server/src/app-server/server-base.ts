@@ -103,7 +103,10 @@ export class ServerBase {
     return this
   }
 
-  /** Every option key this server class takes; a capability mixin adds its own. */
+  /**
+   * Every option key this server class takes; a capability mixin adds its
+   * own. Read by the constructor, so an override uses no instance state.
+   */
   protected get optionsSchema (): TObject {
     return serverBaseOptionsSchema
   }
