@@ -7,19 +7,64 @@ export { MemoryLockoutStore, afterFailure, lockSeconds, MAX_LOCK_SECONDS } from 
 export type { LockoutPolicy, LockoutState, LockoutStore } from '@fastify-gatehouse/auth'
 export { serverApp } from './server-app/server-app.js'
 export type { ServerAppOptions } from './server-app/server-app.js'
-export { PasswordMethod, LOCKED, INVALID_LOGIN, BAD_LOGIN_REQUEST } from './server-app/password-method.js'
-export type { LoginOptions, PasswordMethodOptions } from './server-app/password-method.js'
+export { PasswordMethod } from './server-app/password-method.js'
+export type { PasswordMethodOptions } from './server-app/password-method.js'
 export type { AuthMethod, LoginMethodDescription } from './server-app/auth-method.js'
-export { NO_FIELDS, UNKNOWN_FIELD } from './server-app/strict-bodies.js'
-export { DUPLICATE_FIELD } from './server-app/form-body.js'
+export { NO_FIELDS } from './server-app/strict-bodies.js'
 export { AppServer } from './app-server/app-server.js'
-export type { AppServerOptions } from './app-server/app-server.js'
 export { ServerBase } from './app-server/server-base.js'
-export type { ServerAuthParts, ServerBaseOptions } from './app-server/server-base.js'
+export type { ServerAuthParts } from './app-server/server-base.js'
 export { AuthMixin } from './app-server/auth-mixin.js'
-export type { AuthMixinOptions, ServerAuthConfig } from './app-server/auth-mixin.js'
+export type { ServerAuthConfig } from './app-server/auth-mixin.js'
+export {
+  appServerOptionsSchema,
+  authMixinOptionsSchema,
+  defaults as appServerDefaults,
+  resolveServerBaseOptions,
+  serverBaseOptionsSchema
+} from './app-server/options.js'
+export type {
+  AppServerOptions,
+  AuthMixinOptions,
+  ResolvedServerBaseOptions,
+  ServerAppSettings,
+  ServerBaseOptions
+} from './app-server/options.js'
 export { RoutedApplication, route } from './app-server/routed-application.js'
 export type { RouteDecoratorOptions } from './app-server/routed-application.js'
 export { SUPERADMIN } from './server-app/admin-api.js'
-export { OidcMethod, normaliseExternalUrl, OIDC_FAILED, OIDC_UNAVAILABLE } from './server-app/oidc-method.js'
-export type { OidcMethodContext, OidcProviderOptions } from './server-app/oidc-method.js'
+export { OidcMethod } from './server-app/oidc-method.js'
+export {
+  loginDefaults,
+  loginOptionsSchema,
+  normaliseExternalUrl,
+  oidcProviderDefaults,
+  oidcProviderSchema,
+  resolveLoginOptions,
+  resolveOidcProvider
+} from './server-app/options.js'
+export type {
+  LoginOptions,
+  OidcMethodContext,
+  OidcProviderOptions,
+  ResolvedLoginOptions,
+  ResolvedOidcProvider
+} from './server-app/options.js'
+export {
+  BAD_LOGIN_REQUEST,
+  DUPLICATE_FIELD,
+  GATEHOUSE_SERVER_BAD_APP,
+  GATEHOUSE_SERVER_CLI_USAGE,
+  GATEHOUSE_SERVER_INVALID_OPTIONS,
+  GATEHOUSE_SERVER_INVALID_ROUTE,
+  GATEHOUSE_SERVER_LOOSE_BODY_SCHEMA,
+  GATEHOUSE_SERVER_REGISTER_TOO_LATE,
+  GATEHOUSE_SERVER_SESSION_REQUIRED,
+  INVALID_LOGIN,
+  INVALID_TAG,
+  LOCKED,
+  NOT_FOUND,
+  OIDC_FAILED,
+  OIDC_UNAVAILABLE,
+  UNKNOWN_FIELD
+} from './errors.js'

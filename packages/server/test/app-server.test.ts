@@ -139,29 +139,30 @@ test('close() lets requests in flight finish', async (t) => {
   t.same(done, { status: 200, body: '{"waited":true}' })
 })
 
-test('boot errors surface from ready()', async (t) => {
-  const cases: Array<[ConstructorParameters<typeof AppServer>[0], RegExp]> = [
-    [{ adminPassword: 'short' }, /adminPassword must be a string of at least 8 characters/],
-    [{ apps: { '/': new Shop() } }, /a mount prefix must start with "\/" and not be "\/"/],
-    [{ auth: { jwt: { main: { secret: SECRET, algorithm: 'HS256' } } as never } }, /jwt: expected array/],
-    [{ auth: { jwt: [{ secret: SECRET, algorithm: 'HS256' }] as never } }, /jwt\["0"\]\.name: is required/],
-    [{ middleware: { gzip: true } }, /Unknown component "gzip"/],
-    [{ auth: { jwt: [{ name: 'main', secret: 'short', algorithm: 'HS256' }] } }, /jwt\.main: an HS256 secret must be at least 32 bytes/],
-    [{ users: { 'a:b': { password: 'x' } } }, /^users\.a:b: identity must be/],
-    [{ users: { alice: { tags: 'x' } as never } }, /^users\.alice: password must be 1–1024 characters$/],
-    [{ tokens: { ci: { key: 'not-a-key' } } }, /^tokens\.ci: a key must look like gak_/],
-    [{ middleware: { session: false } }, /needs the session component/]
+test('boot errors surface from ready(), coded and naming the option', async (t) => {
+  const OPTIONS = 'GATEHOUSE_SERVER_INVALID_OPTIONS'
+  const cases: Array<[ConstructorParameters<typeof AppServer>[0], string | undefined, RegExp]> = [
+    [{ adminPassword: 'short' }, OPTIONS, /^adminPassword: must be a string of at least 8 characters$/],
+    [{ apps: { '/': new Shop() } }, OPTIONS, /^apps: a mount prefix must start with "\/" and not be "\/"/],
+    [{ auth: { jwt: { main: { secret: SECRET, algorithm: 'HS256' } } as never } }, undefined, /jwt: expected array/],
+    [{ auth: { jwt: [{ secret: SECRET, algorithm: 'HS256' }] as never } }, undefined, /jwt\["0"\]\.name: is required/],
+    [{ middleware: { gzip: true } }, 'GATEHOUSE_CORE_UNKNOWN_COMPONENT', /Unknown component "gzip"/],
+    [{ auth: { jwt: [{ name: 'main', secret: 'short', algorithm: 'HS256' }] } }, 'GATEHOUSE_AUTH_INVALID_CONFIG', /jwt\.main: an HS256 secret must be at least 32 bytes/],
+    [{ users: { 'a:b': { password: 'x' } } }, OPTIONS, /^users\.a:b: identity must be/],
+    [{ users: { alice: { tags: 'x' } as never } }, OPTIONS, /^users\.alice: password must be 1–1024 characters$/],
+    [{ tokens: { ci: { key: 'not-a-key' } } }, OPTIONS, /^tokens\.ci: a key must look like gak_/],
+    [{ middleware: { session: false } }, 'GATEHOUSE_SERVER_SESSION_REQUIRED', /needs the session component/]
   ]
-  for (const [options, message] of cases) {
+  for (const [options, code, message] of cases) {
     const server = new AppServer(options)
-    await t.rejects(server.ready(), message, JSON.stringify(Object.keys(options ?? {})))
+    await t.rejects(server.ready(), { ...(code === undefined ? {} : { code }), message }, JSON.stringify(Object.keys(options ?? {})))
     await server.close()
   }
 })
 
 test('RoutedApplication lists its routes; @route checks its path', async (t) => {
   t.same(new Shop().routes, [{ path: '/orders', method: 'GET' }, { path: '/orders', method: 'POST' }, { path: '/', method: 'GET' }])
-  t.throws(() => route('orders'), /must start with "\/"/)
+  t.throws(() => route('orders'), { code: 'GATEHOUSE_SERVER_INVALID_ROUTE', message: 'Invalid @route: the path must start with "/", got "orders"' })
 })
 
 test('server.register adds routes inside the chain; too late is an error', async (t) => {
@@ -172,7 +173,7 @@ test('server.register adds routes inside the chain; too late is an error', async
   t.equal(nav.statusCode, 302, 'the errors component (login negotiation) covers it')
   const cookie = String((await server.inject({ method: 'POST', url: '/_server/login', payload: { identity: 'alice', password: 'alice-pass' } })).headers['set-cookie']).split(';')[0]!
   t.same((await server.inject({ url: '/extra', headers: { cookie } })).json(), { for: 'alice' })
-  t.throws(() => server.register(async () => {}), /before the server is ready/)
+  t.throws(() => server.register(async () => {}), { code: 'GATEHOUSE_SERVER_REGISTER_TOO_LATE', message: /before the server is ready/ })
 })
 
 test('a rule on a route added to server.fastify before the chain is a boot error, never open', async (t) => {

@@ -121,6 +121,16 @@ test('bad input: clear messages and non-zero exits', async (t) => {
   t.match(help.stdout, /gatehouse users add <identity>/)
 })
 
+test('any coded error is one line and exit 1, never a stack', async (t) => {
+  // A component's own option check (GATEHOUSE_CORS_INVALID_OPTIONS) escaped
+  // the handler's list of known codes: a stack, and no exit code.
+  const dir = t.testdir({ 'cors.yaml': "middleware:\n  cors: { allow_origins: 'https://app.example/' }\n" })
+  const res = await gatehouse(['serve', '--config', 'cors.yaml', '--port', '0'], { cwd: dir })
+  t.equal(res.code, 1)
+  t.match(res.stderr, /^gatehouse: .*allowOrigins: "https:\/\/app\.example\/" is not an origin/)
+  t.equal(res.stderr.split('\n').length, 2, 'one line')
+})
+
 test('users: add from stdin, list without hashes, passwd, disable, enable, delete', async (t) => {
   const dir = t.testdir({})
   const env = { GATEHOUSE_STORE: dir }

@@ -26,7 +26,9 @@ async function startRp (t: Test, name: string, provider: { issuer: string, clien
     externalUrl: base,
     login: true,
     logger,
-    serverApp: { oidc: { [name]: { ...provider, tags: 'staff' } }, allowInsecureIssuers: true }
+    // The provider's three keys only: a test provider object has more, and
+    // an unknown provider option is a boot error.
+    serverApp: { oidc: { [name]: { issuer: provider.issuer, clientId: provider.clientId, clientSecret: provider.clientSecret, tags: 'staff' } }, allowInsecureIssuers: true }
   })
   server.register(async (app) => { app.get('/private', { authRule: 'staff' }, async (req) => ({ you: req.scope.auth?.identity })) })
   await server.serve('localhost', port)

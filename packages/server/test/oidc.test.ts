@@ -115,12 +115,14 @@ test('provider down at discovery: a clear 502, and it recovers', async (t) => {
 
 test('boot rules', async (t) => {
   const provider = { issuer: 'https://idp.example.com', clientId: 'c', clientSecret: 's' }
-  t.throws(() => new OidcMethod('google', provider, { externalUrl: undefined as never }), /OIDC provider "google" needs externalUrl/)
-  t.throws(() => new OidcMethod('google', provider, { externalUrl: 'app.example.com' }), /needs externalUrl, an absolute http\(s\) URL/)
-  t.throws(() => new OidcMethod('Bad Name', provider, { externalUrl: 'https://a.example' }), /must be lower-case/)
-  t.throws(() => new OidcMethod('g', { ...provider, clientSecret: '' }, { externalUrl: 'https://a.example' }), /needs clientSecret/)
+  const invalid = (message: string | RegExp) => ({ code: 'GATEHOUSE_SERVER_INVALID_OPTIONS', message })
+  t.throws(() => new OidcMethod('google', provider, { externalUrl: undefined as never }), invalid(/^externalUrl: OIDC provider "google" needs an absolute http\(s\) URL/))
+  t.throws(() => new OidcMethod('google', provider, { externalUrl: 'app.example.com' }), invalid(/^externalUrl: OIDC provider "google" needs an absolute http\(s\) URL/))
+  t.throws(() => new OidcMethod('Bad Name', provider, { externalUrl: 'https://a.example' }), invalid(/^serverApp\.oidc: provider name "Bad Name" must be lower-case/))
+  t.throws(() => new OidcMethod('g', { ...provider, clientSecret: '' }, { externalUrl: 'https://a.example' }), { code: 'GATEHOUSE_CORE_INVALID_OPTIONS', message: /^serverApp\.oidc\.g\.clientSecret: / })
+  t.throws(() => new OidcMethod('g', { issuer: 'https://idp.example.com', clientId: 'c' } as never, { externalUrl: 'https://a.example' }), { code: 'GATEHOUSE_CORE_INVALID_OPTIONS', message: 'serverApp.oidc.g.clientSecret: is required' })
   t.equal(new OidcMethod('g', provider, { externalUrl: 'https://app.example.com//' }).redirectUri, 'https://app.example.com/_server/auth/oidc:g/callback', 'a trailing slash is not doubled')
   const server = new AppServer({ serverApp: { oidc: { google: provider } } })
-  await t.rejects(server.ready(), /OIDC provider "google" needs externalUrl/)
+  await t.rejects(server.ready(), invalid(/^externalUrl: OIDC provider "google" needs/))
   await server.close()
 })

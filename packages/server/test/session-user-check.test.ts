@@ -46,7 +46,7 @@ test('a UserStore without standing() is a boot error naming it', async (t) => {
   const legacy = new MemoryUserStore() as unknown as Record<string, unknown>
   const store = Object.fromEntries(['verify', 'get', 'add', 'setPassword', 'setTags', 'setEnabled', 'delete', 'list'].map((m) => [m, (legacy[m] as () => unknown).bind(legacy)]))
   const server = new AppServer({ users: store as unknown as UserStore })
-  await t.rejects(server.ready(), { name: 'TypeError', message: 'users: a UserStore must implement standing(identity) (sessions follow their user)' })
+  await t.rejects(server.ready(), { code: 'GATEHOUSE_SERVER_INVALID_OPTIONS', message: 'users: a UserStore must implement standing(identity) (sessions follow their user)' })
   await server.close()
 })
 

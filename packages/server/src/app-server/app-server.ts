@@ -1,8 +1,8 @@
-import { AuthMixin, type AuthMixinOptions } from './auth-mixin.js'
-import { ServerBase, type ServerBaseOptions } from './server-base.js'
+import { AuthMixin } from './auth-mixin.js'
+import type { AppServerOptions } from './options.js'
+import { ServerBase } from './server-base.js'
 
-/** Everything an AppServer takes (DESIGN §9). */
-export interface AppServerOptions extends ServerBaseOptions, AuthMixinOptions {}
+export type { AppServerOptions } from './options.js'
 
 /**
  * The ready server: the chain from a recipe, caller authentication, the

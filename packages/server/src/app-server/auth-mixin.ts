@@ -1,24 +1,17 @@
+import type { TObject } from '@sinclair/typebox'
 import { MemoryApiKeyStore, MemoryUserStore, type ApiKeyStore, type AuthOptions, type UserStore } from '@fastify-gatehouse/auth'
+import { GATEHOUSE_SERVER_INVALID_OPTIONS } from '../errors.js'
 import { SUPERADMIN } from '../server-app/admin-api.js'
-import type { ServerAuthParts, ServerBase, ServerBaseOptions } from './server-base.js'
+import { authMixinOptionsSchema, withOptions, type AuthMixinOptions, type ServerBaseOptions } from './options.js'
+import type { ServerAuthParts, ServerBase } from './server-base.js'
+
+export type { AuthMixinOptions } from './options.js'
 
 /**
  * The auth options of AppServer: the auth component's, in the same shape
  * (JWT verifiers a list, each with a name), without `apiKeys` (see `tokens`).
  */
 export type ServerAuthConfig = Omit<AuthOptions, 'apiKeys'>
-
-/** What the auth capability takes. */
-export interface AuthMixinOptions {
-  /** Arms the auth component. */
-  auth?: ServerAuthConfig
-  /** A `UserStore`, or `{ <identity>: { password, tags } }` for an in-memory one (passwords hashed on the way in). */
-  users?: UserStore | Readonly<Record<string, { password: string, tags?: string | readonly string[] }>>
-  /** An `ApiKeyStore`, or `{ <label>: { key: 'gak_…', tags } }` for an in-memory one (keys hashed on the way in). */
-  tokens?: ApiKeyStore | Readonly<Record<string, { key: string, tags?: string | readonly string[] }>>
-  /** Creates or updates the identity `admin` with tag SUPERADMIN at boot. */
-  adminPassword?: string
-}
 
 type ServerClass = new (...args: any[]) => ServerBase // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -33,13 +26,17 @@ const isStore = (value: unknown, method: string): boolean =>
  */
 export function AuthMixin<T extends ServerClass> (Base: T): T {
   return class WithAuth extends Base {
+    protected override get optionsSchema (): TObject {
+      return withOptions(super.optionsSchema, authMixinOptionsSchema)
+    }
+
     protected override async resolveAuth (options: ServerBaseOptions & AuthMixinOptions): Promise<ServerAuthParts> {
       let users: UserStore | undefined
       if (options.users === undefined) {
         users = options.adminPassword === undefined ? undefined : new MemoryUserStore()
       } else if (isStore(options.users, 'verify')) {
         // Sessions are re-checked against standing() on every request (D-SESSION-11).
-        if (!isStore(options.users, 'standing')) throw new TypeError('users: a UserStore must implement standing(identity) (sessions follow their user)')
+        if (!isStore(options.users, 'standing')) throw new GATEHOUSE_SERVER_INVALID_OPTIONS('users', 'a UserStore must implement standing(identity) (sessions follow their user)')
         users = options.users as UserStore
       } else {
         const seeded = new MemoryUserStore()
@@ -47,13 +44,13 @@ export function AuthMixin<T extends ServerClass> (Base: T): T {
           try {
             await seeded.add(identity, { password: user?.password, tags: user?.tags ?? [] })
           } catch (err) {
-            throw new TypeError(`users.${identity}: ${(err as Error).message}`)
+            throw new GATEHOUSE_SERVER_INVALID_OPTIONS(`users.${identity}`, (err as Error).message, { cause: err })
           }
         }
         users = seeded
       }
       if (options.adminPassword !== undefined) {
-        if (typeof options.adminPassword !== 'string' || options.adminPassword.length < 8) throw new TypeError('adminPassword must be a string of at least 8 characters')
+        if (typeof options.adminPassword !== 'string' || options.adminPassword.length < 8) throw new GATEHOUSE_SERVER_INVALID_OPTIONS('adminPassword', 'must be a string of at least 8 characters')
         const admin = await users!.get('admin')
         if (admin === null) {
           await users!.add('admin', { password: options.adminPassword, tags: [SUPERADMIN] })
@@ -75,7 +72,7 @@ export function AuthMixin<T extends ServerClass> (Base: T): T {
           try {
             await seeded.add(token?.key, { label, tags: token?.tags ?? [] })
           } catch (err) {
-            throw new TypeError(`tokens.${label}: ${(err as Error).message}`)
+            throw new GATEHOUSE_SERVER_INVALID_OPTIONS(`tokens.${label}`, (err as Error).message, { cause: err })
           }
         }
         tokens = seeded

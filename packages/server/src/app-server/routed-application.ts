@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema, HTTPMethods } from 'fastify'
+import { GATEHOUSE_SERVER_INVALID_ROUTE } from '../errors.js'
 
 /** What `@route` takes besides the path. */
 export interface RouteDecoratorOptions {
@@ -21,9 +22,9 @@ const declared = new WeakMap<object, Array<{ path: string, options: RouteDecorat
  * `@route('/orders', { method: 'POST', authRule: 'admin|ops' })`.
  */
 export function route (path: string, options: RouteDecoratorOptions = {}) {
-  if (typeof path !== 'string' || !path.startsWith('/')) throw new TypeError(`@route path must start with "/", got ${JSON.stringify(path)}`)
+  if (typeof path !== 'string' || !path.startsWith('/')) throw new GATEHOUSE_SERVER_INVALID_ROUTE(`the path must start with "/", got ${JSON.stringify(path)}`)
   return function decorate<This extends object> (method: (this: This, request: FastifyRequest, reply: FastifyReply) => unknown, context: ClassMethodDecoratorContext<This>): void {
-    if (context.static || context.private) throw new TypeError('@route decorates public instance methods')
+    if (context.static || context.private) throw new GATEHOUSE_SERVER_INVALID_ROUTE(`it decorates public instance methods; ${String(context.name)} is ${context.static ? 'static' : 'private'}`)
     context.addInitializer(function (this: This) {
       let routes = declared.get(this)
       if (routes === undefined) declared.set(this, routes = [])

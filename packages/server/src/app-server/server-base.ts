@@ -1,7 +1,7 @@
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyPluginAsync, type FastifyServerOptions, type InjectOptions, type LightMyRequestResponse } from 'fastify'
-import { middlewareChain, resolveServerLimits, serverLimitDefaults, trackRouteRules, type ComponentSetting, type Recipe, type ServerLimits } from '@fastify-gatehouse/core'
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyPluginAsync, type InjectOptions, type LightMyRequestResponse } from 'fastify'
+import type { TObject } from '@sinclair/typebox'
+import { middlewareChain, trackRouteRules, type ComponentSetting, type Recipe } from '@fastify-gatehouse/core'
 import type { ApiKeyStore, AuthOptions, UserStore } from '@fastify-gatehouse/auth'
-import type { SessionOptions } from '@fastify-gatehouse/session'
 // The components a server recipe can name join the registry when imported (D-CHAIN-03).
 import '@fastify-gatehouse/errors'
 import { clientErrorHandler, RedactingLogController } from '@fastify-gatehouse/logging'
@@ -12,48 +12,16 @@ import '@fastify-gatehouse/compression'
 import '@fastify-gatehouse/cors'
 import '@fastify-gatehouse/csrf'
 import '@fastify-gatehouse/wellknown'
+import { GATEHOUSE_SERVER_REGISTER_TOO_LATE } from '../errors.js'
 import type { AuthMethod } from '../server-app/auth-method.js'
-import { OidcMethod, type OidcProviderOptions } from '../server-app/oidc-method.js'
-import { PasswordMethod, type LoginOptions } from '../server-app/password-method.js'
+import { resolveLoginOptions } from '../server-app/options.js'
+import { PasswordMethod } from '../server-app/password-method.js'
 import { serverApp } from '../server-app/server-app.js'
-import type { RoutedApplication } from './routed-application.js'
+import { defaults, resolveServerBaseOptions, serverBaseOptionsSchema, type ResolvedServerBaseOptions, type ServerBaseOptions } from './options.js'
 import { fastifyLimitOptions, limitConnections } from './server-limits.js'
 import { withUserCheck } from './session-user-check.js'
 
-/** What every Gatehouse server takes. */
-export interface ServerBaseOptions {
-  /** The application mounted at `/`. */
-  primary?: RoutedApplication
-  /** More applications, by mount prefix (`{ '/shop': new Shop() }`). */
-  apps?: Readonly<Record<string, RoutedApplication>>
-  /** The login surface: 401s and anonymous 403s of browser navigations go to the login page. Default: false. */
-  login?: boolean
-  /** Add stacks to 5xx bodies. Default: false. */
-  debug?: boolean
-  /** The public origin (absolute http/https URL), for redirect URIs. */
-  externalUrl?: string
-  /**
-   * Options of the `_server` app: `login` is the lockout policy; `oidc` the
-   * OpenID Providers by name (needs `externalUrl`); `allowInsecureIssuers`
-   * lets an issuer be plain http (a loopback test provider only).
-   */
-  serverApp?: { login?: LoginOptions, oidc?: Readonly<Record<string, OidcProviderOptions>>, allowInsecureIssuers?: boolean }
-  /** Component settings, as in a recipe (`{ cors: true, compression: { minimumSize: 1000 } }`). */
-  middleware?: Recipe['middleware']
-  /** Options of the session component (always on: the `_server` app needs it). */
-  session?: SessionOptions
-  /** Fastify's logger: true, false, or a pino logger. Default: false. */
-  logger?: boolean | FastifyBaseLogger
-  /** Trust X-Forwarded-* from these proxies (Fastify's trustProxy). Default: false. */
-  trustProxy?: FastifyServerOptions['trustProxy']
-  /**
-   * Server limits: request, headers, keep-alive and inactivity timeouts (ms),
-   * body limit (bytes), connections. Defaults: see `serverLimitDefaults`
-   * (60 s, 20 s, 72 s, 120 s, 1 MiB, 10 000). A bad key or value rejects
-   * `ready()`, naming it (`server.requestTimeout: …`).
-   */
-  server?: ServerLimits
-}
+export type { ServerBaseOptions } from './options.js'
 
 /** What the auth capability contributes to a server (see AuthMixin). */
 export interface ServerAuthParts {
@@ -92,17 +60,17 @@ export class ServerBase {
   #mounted = false
 
   constructor (options: ServerBaseOptions = {}) {
-    const { logger = false, trustProxy = false } = options
-    const accessLog = options.middleware?.logging !== undefined && options.middleware.logging !== false && options.middleware.logging !== 'off'
-    // An OIDC callback URL carries the authorization code and the state.
-    const oidc = Object.keys(options.serverApp?.oidc ?? {}).length > 0
-    let limits = serverLimitDefaults
-    let badLimits: unknown
+    let resolved = defaults
+    let bad: unknown
     try {
-      limits = resolveServerLimits(options.server)
+      resolved = resolveServerBaseOptions(options, this.optionsSchema)
     } catch (err) {
-      badLimits = err
+      bad = err
     }
+    const { logger, trustProxy, middleware, server: limits } = resolved
+    const accessLog = middleware.logging !== undefined && middleware.logging !== false && middleware.logging !== 'off'
+    // An OIDC callback URL carries the authorization code and the state.
+    const oidc = resolved.serverApp.oidcMethods.length > 0
     this.fastify = Fastify({
       ...(isLogger(logger) ? { loggerInstance: logger } : { logger }),
       trustProxy,
@@ -119,7 +87,7 @@ export class ServerBase {
     // Sees every route from the first, so a rule (either spelling) on a route
     // added to `fastify` before the chain fails ready() instead of being lost (D-RULES-07).
     trackRouteRules(this.fastify)
-    this.#ready = badLimits === undefined ? this.#build(options) : Promise.reject(badLimits)
+    this.#ready = bad === undefined ? this.#build(resolved, options) : Promise.reject(bad)
     // Reported by ready()/serve()/inject(); not an unhandled rejection meanwhile.
     // D-SERVER-12: a bad limit rejects ready(), the documented place for boot errors.
     this.#ready.catch(() => {})
@@ -134,9 +102,17 @@ export class ServerBase {
    * D-SERVER-06.
    */
   register<Options extends Record<string, unknown>> (plugin: FastifyPluginAsync<Options>, options?: Options): this {
-    if (this.#mounted) throw new TypeError('register() must be called before the server is ready')
+    if (this.#mounted) throw new GATEHOUSE_SERVER_REGISTER_TOO_LATE()
     this.#plugins.push({ plugin, options: options ?? {} })
     return this
+  }
+
+  /**
+   * Every option key this server class takes; a capability mixin adds its
+   * own. Read by the constructor, so an override uses no instance state.
+   */
+  protected get optionsSchema (): TObject {
+    return serverBaseOptionsSchema
   }
 
   /** Supplies authentication; the base has none. */
@@ -144,39 +120,41 @@ export class ServerBase {
     return {}
   }
 
-  async #build (options: ServerBaseOptions): Promise<void> {
+  async #build (options: ResolvedServerBaseOptions, given: ServerBaseOptions): Promise<void> {
     // Let subclass constructors finish before their overrides run.
     await Promise.resolve()
     const app = this.fastify
-    const { authMiddleware, users, tokens } = await this.resolveAuth(options)
-    const middleware = options.middleware ?? {}
+    const { authMiddleware, users, tokens } = await this.resolveAuth(given)
+    const { middleware } = options
     const errors = typeof middleware.errors === 'object' ? middleware.errors : {}
     // Password sessions follow their user (disabled, deleted, re-tagged, new password): D-SESSION-10.
     // D-SERVER-04: errors and session are always on; login defaults to false.
     const session = withUserCheck(middleware.session ?? (options.session as Record<string, unknown> | undefined) ?? true, users)
-    const csrf = csrfSetting(middleware.csrf, options.login ?? false, typeof session === 'object' ? session.cookieName : undefined)
+    const csrf = csrfSetting(middleware.csrf, options.login, typeof session === 'object' ? session.cookieName : undefined)
     const recipe: Recipe = {
       middleware: {
         ...middleware,
-        errors: { login: options.login ?? false, debug: options.debug ?? false, ...errors },
+        errors: { login: options.login, debug: options.debug, ...errors },
         session,
         ...(csrf === undefined ? {} : { csrf })
       },
       ...(authMiddleware === undefined ? {} : { authMiddleware: authMiddleware as Record<string, unknown> })
     }
-    const methods: AuthMethod[] = users === undefined ? [] : [new PasswordMethod({ users, ...options.serverApp?.login })]
-    for (const [name, provider] of Object.entries(options.serverApp?.oidc ?? {})) {
-      methods.push(new OidcMethod(name, provider, { externalUrl: options.externalUrl as string, allowInsecureIssuer: options.serverApp?.allowInsecureIssuers === true }))
-    }
+    // The lockout options are PasswordMethod's, checked when it is made;
+    // without users there is no password login, yet a bad value is refused.
+    const { login, oidcMethods } = options.serverApp
+    const methods: AuthMethod[] = users === undefined ? [] : [new PasswordMethod({ ...login, users })]
+    if (users === undefined && login !== undefined) resolveLoginOptions(login)
+    methods.push(...oidcMethods)
     await middlewareChain(app, recipe)
     await app.register(serverApp, {
       prefix: '/_server',
       methods,
       ...(users === undefined && tokens === undefined ? {} : { admin: { ...(users === undefined ? {} : { users }), ...(tokens === undefined ? {} : { tokens }) } })
     })
-    if (options.primary !== undefined) await app.register(async (child) => { options.primary!.register(child) })
-    for (const [prefix, application] of Object.entries(options.apps ?? {})) {
-      if (!prefix.startsWith('/') || prefix === '/') throw new TypeError(`apps: a mount prefix must start with "/" and not be "/", got ${JSON.stringify(prefix)}`)
+    const { primary } = options
+    if (primary !== undefined) await app.register(async (child) => { primary.register(child) })
+    for (const [prefix, application] of Object.entries(options.apps)) {
       await app.register(async (child) => { application.register(child) }, { prefix })
     }
     this.#mounted = true

@@ -11,7 +11,8 @@ ${USERS_USAGE}`
 
 /**
  * Runs the `gatehouse` command line; resolves with the exit code: 0 done,
- * 1 failed (unknown key or user, store error), 2 wrong usage.
+ * 1 failed (unknown key or user, store error, bad config: any coded error,
+ * printed as one line without a stack), 2 wrong usage.
  * D-CLI-01.
  */
 export async function main (argv: readonly string[], io: CliIo = processIo()): Promise<number> {
@@ -36,9 +37,10 @@ export async function main (argv: readonly string[], io: CliIo = processIo()): P
       io.stderr.write(`gatehouse: ${(err as Error).message}\n\n${usage}`)
       return 2
     }
-    if (code === 'GATEHOUSE_AUTH_STORE_INPUT' || code === 'GATEHOUSE_AUTH_STORE_FILE' || code?.startsWith('GATEHOUSE_CORE_') === true ||
-      code === 'GATEHOUSE_AUTH_INVALID_CONFIG' || code === 'GATEHOUSE_REDIS_INVALID_OPTIONS' || code === 'GATEHOUSE_SERVER_BAD_APP' || code === 'EADDRINUSE' || code === 'EACCES') {
-      io.stderr.write(`gatehouse: ${(err as Error).message}\n`)
+    // A coded error (Gatehouse's, Node's: EADDRINUSE, EACCES…) says what is
+    // wrong in its message; an uncoded one is a bug, and keeps its stack.
+    if (typeof code === 'string' && err instanceof Error) {
+      io.stderr.write(`gatehouse: ${err.message}\n`)
       return 1
     }
     throw err

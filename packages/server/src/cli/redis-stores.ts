@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox'
-import { GATEHOUSE_CORE_INVALID_OPTIONS } from '@fastify-gatehouse/core'
+import { isPlainObject } from '@fastify-gatehouse/core'
 import type { RedisLockoutStore, RedisSessionStore } from '@fastify-gatehouse/redis'
+import { GATEHOUSE_SERVER_INVALID_OPTIONS } from '../errors.js'
 
 // @fastify-gatehouse/redis (and ioredis) load only when a config file names a Redis
 // store: other CLI commands and memory-store servers start without them.
@@ -15,17 +16,13 @@ export const redisStoreSchema = Type.Object({
   prefix: Type.Optional(Type.String({ minLength: 1 }))
 }, { additionalProperties: false })
 
-function isPlain (value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-}
-
 /** Checks a store given in a config file; the error names `path` as written in the file. */
 export async function redisStoreConfig (value: unknown, path: string): Promise<RedisStoreConfig> {
-  if (!isPlain(value) || typeof value.redis !== 'string') throw new GATEHOUSE_CORE_INVALID_OPTIONS(path, 'expected { redis: "redis://host:port/db" } (a store in a config file is a Redis URL)')
+  if (!isPlainObject(value) || typeof value.redis !== 'string') throw new GATEHOUSE_SERVER_INVALID_OPTIONS(path, 'expected { redis: "redis://host:port/db" } (a store in a config file is a Redis URL)')
   for (const key of Object.keys(value)) {
-    if (key !== 'redis' && key !== 'prefix') throw new GATEHOUSE_CORE_INVALID_OPTIONS(`${path}.${key}`, 'unknown option')
+    if (key !== 'redis' && key !== 'prefix') throw new GATEHOUSE_SERVER_INVALID_OPTIONS(`${path}.${key}`, 'unknown option')
   }
-  if (value.prefix !== undefined && typeof value.prefix !== 'string') throw new GATEHOUSE_CORE_INVALID_OPTIONS(`${path}.prefix`, 'expected a string')
+  if (value.prefix !== undefined && typeof value.prefix !== 'string') throw new GATEHOUSE_SERVER_INVALID_OPTIONS(`${path}.prefix`, 'expected a string')
   const { checkRedisUrl } = await redisPackage()
   checkRedisUrl(value.redis, `${path}.redis`)
   return { redis: value.redis, ...(value.prefix === undefined ? {} : { prefix: value.prefix }) }

@@ -6,6 +6,8 @@ import { loadRecipe, pickServerLimits } from '@fastify-gatehouse/core'
 import { FileApiKeyStore, FileUserStore } from '@fastify-gatehouse/auth'
 import { AppServer } from '../app-server/app-server.js'
 import { RoutedApplication } from '../app-server/routed-application.js'
+import { GATEHOUSE_SERVER_BAD_APP } from '../errors.js'
+import { loginOptionsSchema } from '../server-app/options.js'
 import { UsageError, type CliIo } from './io.js'
 import { openLockoutStore, openSessionStore, redisHost, redisStoreConfig, redisStoreSchema } from './redis-stores.js'
 import { keysFile, usersFile } from './store-paths.js'
@@ -19,10 +21,8 @@ The admin password, if any, comes from $GATEHOUSE_ADMIN_PASSWORD.
 /** The `server_app` section of a config file (snake_case in the file). */
 export const serverAppSchema = Type.Object({
   login: Type.Optional(Type.Object({
-    maxAttempts: Type.Optional(Type.Integer({ minimum: 1 })),
-    backoff: Type.Optional(Type.Number({ exclusiveMinimum: 0 })),
-    addressMaxAttempts: Type.Optional(Type.Integer({ minimum: 1 })),
-    resetAfter: Type.Optional(Type.Number({ exclusiveMinimum: 0 })),
+    // The lockout numbers as PasswordMethod takes them.
+    ...Type.Omit(loginOptionsSchema, ['store']).properties,
     /** Where lockout counters live: `{ redis: 'redis://…' }` (default: this process's memory). */
     store: Type.Optional(redisStoreSchema)
   }, { additionalProperties: false })),
@@ -35,22 +35,17 @@ export const serverAppSchema = Type.Object({
   loginSurface: Type.Optional(Type.Boolean())
 }, { additionalProperties: false })
 
-/** The `--app` module cannot be used; exit code 1 with the reason. */
-export class AppModuleError extends Error {
-  readonly code = 'GATEHOUSE_SERVER_BAD_APP'
-}
-
 async function loadApplication (module: string, cwd: string): Promise<RoutedApplication> {
   const url = pathToFileURL(isAbsolute(module) ? module : resolve(cwd, module)).href
   let loaded: unknown
   try {
     loaded = (await import(url) as { default?: unknown }).default
   } catch (err) {
-    throw new AppModuleError(`cannot load ${module}: ${(err as Error).message.split('\n')[0] ?? ''}`)
+    throw new GATEHOUSE_SERVER_BAD_APP(`cannot load ${module}: ${(err as Error).message.split('\n')[0] ?? ''}`)
   }
   if (loaded instanceof RoutedApplication) return loaded
   if (typeof loaded === 'function' && loaded.prototype instanceof RoutedApplication) return new (loaded as new () => RoutedApplication)()
-  throw new AppModuleError(`${module}: the default export must be a RoutedApplication (an instance or a class)`)
+  throw new GATEHOUSE_SERVER_BAD_APP(`${module}: the default export must be a RoutedApplication (an instance or a class)`)
 }
 
 /**

@@ -1,5 +1,5 @@
 import { invalidTag, invalidTagMessage, parseTags } from '@fastify-gatehouse/core'
-import { GATEHOUSE_AUTH_STORE_INPUT } from '@fastify-gatehouse/auth'
+import { GATEHOUSE_SERVER_INVALID_OPTIONS } from '../errors.js'
 
 /**
  * The `--tags a,b` flag, checked before anything is asked or written: a tag
@@ -10,6 +10,6 @@ import { GATEHOUSE_AUTH_STORE_INPUT } from '@fastify-gatehouse/auth'
 export function tagsFlag (value: string | undefined): string[] {
   const tags = parseTags(value)
   const bad = invalidTag(tags)
-  if (bad !== undefined) throw new GATEHOUSE_AUTH_STORE_INPUT(`--tags: ${invalidTagMessage(bad)}`)
+  if (bad !== undefined) throw new GATEHOUSE_SERVER_INVALID_OPTIONS('--tags', invalidTagMessage(bad))
   return tags
 }

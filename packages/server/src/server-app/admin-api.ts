@@ -1,22 +1,19 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { errorForLog, HttpError, invalidTag, invalidTagMessage, parseTags, SUPERADMIN } from '@fastify-gatehouse/core'
+import { errorForLog, invalidTag, invalidTagMessage, parseTags, SUPERADMIN } from '@fastify-gatehouse/core'
 import type { ApiKeyStore, UserStore } from '@fastify-gatehouse/auth'
+import { notFound, tagNotAllowed } from '../errors.js'
 
 /** The tag of the bootstrapped administrator; only it may use the admin API (defined in @fastify-gatehouse/core, where auth reads it too). */
 export { SUPERADMIN }
 
-/** A request body names a tag outside the rule grammar's alphabet (400). */
-export const INVALID_TAG = 'GATEHOUSE_SERVER_INVALID_TAG'
-
 const tags = { anyOf: [{ type: 'string', maxLength: 1000 }, { type: 'array', items: { type: 'string', maxLength: 200 }, maxItems: 100 }] }
 const identityParam = { type: 'object', required: ['identity'], properties: { identity: { type: 'string', minLength: 1, maxLength: 200 } } }
 const keyIdParam = { type: 'object', required: ['keyId'], properties: { keyId: { type: 'string', pattern: '^[0-9a-f]{16}$' } } }
-const notFound = (what: string) => new HttpError(404, `No such ${what}`)
 
 // Checked here, whatever the store does: a tag no rule can name is refused, named (D-RULES-06).
 function checkTags (tags: string | readonly string[] | undefined): void {
   const bad = tags === undefined ? undefined : invalidTag(parseTags(tags))
-  if (bad !== undefined) throw new HttpError(400, `tags: ${invalidTagMessage(bad)}`, { code: INVALID_TAG })
+  if (bad !== undefined) throw tagNotAllowed(`tags: ${invalidTagMessage(bad)}`)
 }
 
 /**
@@ -53,7 +50,7 @@ export function registerAdminApi (app: FastifyInstance, users: UserStore | undef
       schema: { params: identityParam, body: { type: 'object', minProperties: 1, additionalProperties: false, properties: { password: { type: 'string' }, tags, enabled: { type: 'boolean' } } } }
     }, async (request) => {
       const { identity } = request.params
-      if (await users.get(identity) === null) throw notFound('user')
+      if (await users.get(identity) === null) throw notFound('No such user')
       const { password, tags: newTags, enabled } = request.body
       checkTags(newTags)
       if (password !== undefined) await users.setPassword(identity, password)
@@ -65,7 +62,7 @@ export function registerAdminApi (app: FastifyInstance, users: UserStore | undef
       return { user: await users.get(identity) }
     })
     app.delete<{ Params: { identity: string } }>('/users/:identity', { config, schema: { params: identityParam } }, async (request) => {
-      if (!await users.delete(request.params.identity)) throw notFound('user')
+      if (!await users.delete(request.params.identity)) throw notFound('No such user')
       await endSessions(request, request.params.identity)
       return { status: 'ok' }
     })
@@ -82,11 +79,11 @@ export function registerAdminApi (app: FastifyInstance, users: UserStore | undef
       return reply.code(201).header('cache-control', 'no-store').send({ key, token: record })
     })
     app.post<{ Params: { keyId: string } }>('/tokens/:keyId/revoke', { config, schema: { params: keyIdParam } }, async (request) => {
-      if (!await tokens.revoke(request.params.keyId)) throw notFound('token')
+      if (!await tokens.revoke(request.params.keyId)) throw notFound('No such token')
       return { status: 'ok' }
     })
     app.delete<{ Params: { keyId: string } }>('/tokens/:keyId', { config, schema: { params: keyIdParam } }, async (request) => {
-      if (!await tokens.delete(request.params.keyId)) throw notFound('token')
+      if (!await tokens.delete(request.params.keyId)) throw notFound('No such token')
       return { status: 'ok' }
     })
   }

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify'
+import type { MaybePromise } from '@fastify-gatehouse/core'
 
 /** How a login method appears in `/_server/login_methods` and on the login page. */
 export type LoginMethodDescription =
@@ -15,5 +16,5 @@ export interface AuthMethod {
   /** What `login_methods` shows; `prefix` is where the `_server` app is mounted. Never secrets. */
   describe: (prefix: string) => LoginMethodDescription
   /** Adds the method's routes to the `_server` app. */
-  register: (app: FastifyInstance) => Promise<void> | void
+  register: (app: FastifyInstance) => MaybePromise<void>
 }

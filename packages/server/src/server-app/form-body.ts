@@ -1,7 +1,5 @@
 import type { FastifyInstance } from 'fastify'
-import { HttpError } from '@fastify-gatehouse/core'
-
-export const DUPLICATE_FIELD = 'GATEHOUSE_SERVER_DUPLICATE_FIELD'
+import { duplicateField } from '../errors.js'
 
 /**
  * Parses `application/x-www-form-urlencoded` bodies (the login form without
@@ -17,7 +15,7 @@ export function acceptFormBodies (app: FastifyInstance): void {
     for (const [name, value] of new URLSearchParams(body as string)) {
       if (fields.has(name)) {
         const shown = name.length > 64 ? `${name.slice(0, 64)}…` : name
-        done(new HttpError(400, `duplicate field ${JSON.stringify(shown)} in body`, { code: DUPLICATE_FIELD }), undefined)
+        done(duplicateField(shown), undefined)
         return
       }
       fields.set(name, value)

@@ -1,40 +1,13 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { acceptsHtml } from '@fastify-gatehouse/errors'
 import * as oidc from 'openid-client'
-import { Avatar, errorForLog, HttpError, invalidTag, invalidTagMessage, parseTags, redactText, safeNextPath, safeString } from '@fastify-gatehouse/core'
+import { Avatar, errorForLog, HttpError, redactText, safeNextPath, safeString } from '@fastify-gatehouse/core'
 import type { Session } from '@fastify-gatehouse/session'
+import { GATEHOUSE_SERVER_SESSION_REQUIRED, notFound, OIDC_FAILED, oidcFailed, oidcUnavailable } from '../errors.js'
 import type { AuthMethod, LoginMethodDescription } from './auth-method.js'
 import { PAGE_HEADERS } from './html.js'
+import { resolveOidcProvider, type OidcMethodContext, type OidcProviderOptions, type ResolvedOidcProvider } from './options.js'
 import { renderSignInFailed } from './sign-in-failed-page.js'
-
-/** One OpenID Provider (`serverApp.oidc.<name>`). */
-export interface OidcProviderOptions {
-  /** The issuer URL (discovery at `<issuer>/.well-known/openid-configuration`). */
-  issuer: string
-  clientId: string
-  clientSecret: string
-  /** Default: `openid email profile`. */
-  scopes?: string
-  /** Claim naming the caller. Default: `sub`. With `email`, an `email_verified: false` is refused. */
-  identityClaim?: string
-  /** Tags every caller from this provider gets. */
-  tags?: string | readonly string[]
-  /** Button text. Default: the provider's name. */
-  label?: string
-}
-
-/** What {@link OidcMethod} needs besides the provider. */
-export interface OidcMethodContext {
-  /** The public origin; the redirect URI is `<externalUrl>/_server/auth/oidc:<name>/callback`. */
-  externalUrl: string
-  /** Allow plain-http issuers (loopback test providers only; D-OIDC-04). Default: false. */
-  allowInsecureIssuer?: boolean
-  /** Clock (ms), for tests. Default: `Date.now`. */
-  now?: () => number
-}
-
-export const OIDC_FAILED = 'GATEHOUSE_SERVER_OIDC_FAILED'
-export const OIDC_UNAVAILABLE = 'GATEHOUSE_SERVER_OIDC_UNAVAILABLE'
 
 /** A login in progress, kept in the session under its state until the callback consumes it. */
 interface Transaction {
@@ -49,23 +22,6 @@ interface Transaction {
 const TRANSACTIONS = 'gatehouse.oidc'
 const TRANSACTION_TTL_MS = 10 * 60 * 1000
 const MAX_TRANSACTIONS = 5
-const NAME = /^[a-z0-9][a-z0-9_-]{0,39}$/
-
-/** `externalUrl` without a trailing slash; throws `TypeError` when it is not an absolute http(s) URL. */
-export function normaliseExternalUrl (externalUrl: unknown, provider: string): string {
-  let url: URL | undefined
-  try {
-    url = typeof externalUrl === 'string' ? new URL(externalUrl) : undefined
-  } catch {}
-  if (url === undefined || (url.protocol !== 'https:' && url.protocol !== 'http:') || url.search !== '' || url.hash !== '') {
-    throw new TypeError(`OIDC provider "${provider}" needs externalUrl, an absolute http(s) URL without query (the redirect URI is built from it)`)
-  }
-  return url.href.replace(/\/+$/, '')
-}
-
-function failure (detail: string, cause?: unknown): HttpError {
-  return new HttpError(400, detail, { code: OIDC_FAILED, ...(cause === undefined ? {} : { cause }) })
-}
 
 /**
  * A browser that the provider sent back lands on a page, not on an error
@@ -112,40 +68,31 @@ export class OidcMethod implements AuthMethod {
   readonly id: string
   readonly name: string
   readonly redirectUri: string
-  readonly #options: OidcProviderOptions
+  readonly #provider: ResolvedOidcProvider
   readonly #allowInsecure: boolean
   readonly #now: () => number
-  readonly #tags: string[]
   #configuration: Promise<oidc.Configuration> | undefined
 
   constructor (name: string, options: OidcProviderOptions, context: OidcMethodContext) {
-    if (!NAME.test(name)) throw new TypeError(`OIDC provider name ${JSON.stringify(name)} must be lower-case letters, digits, - or _`)
-    for (const key of ['issuer', 'clientId', 'clientSecret'] as const) {
-      if (typeof options?.[key] !== 'string' || options[key] === '') throw new TypeError(`OIDC provider "${name}" needs ${key}`)
-    }
+    this.#provider = resolveOidcProvider(name, options, context)
     this.name = name
     this.id = `oidc:${name}`
-    this.redirectUri = `${normaliseExternalUrl(context?.externalUrl, name)}/_server/auth/oidc:${name}/callback`
-    this.#options = options
+    this.redirectUri = this.#provider.redirectUri
     this.#allowInsecure = context.allowInsecureIssuer === true
     this.#now = context.now ?? Date.now
-    this.#tags = parseTags(options.tags)
-    // D-AUTH-15: provider tags may hold SUPERADMIN without a flag (given after an interactive sign-in).
-    const badTag = invalidTag(this.#tags)
-    if (badTag !== undefined) throw new TypeError(`OIDC provider "${name}" tags: ${invalidTagMessage(badTag)}`)
   }
 
   describe (prefix: string): LoginMethodDescription {
-    return { id: this.id, kind: 'redirect', label: this.#options.label ?? this.name, url: `${prefix}/auth/oidc:${this.name}/start` }
+    return { id: this.id, kind: 'redirect', label: this.#provider.label, url: `${prefix}/auth/oidc:${this.name}/start` }
   }
 
   // Discovery on first use, cached; a failure is retried on the next login (D-OIDC-04).
   #config (request: FastifyRequest): Promise<oidc.Configuration> {
     this.#configuration ??= oidc.discovery(
-      new URL(this.#options.issuer),
-      this.#options.clientId,
+      new URL(this.#provider.issuer),
+      this.#provider.clientId,
       undefined,
-      oidc.ClientSecretPost(this.#options.clientSecret),
+      oidc.ClientSecretPost(this.#provider.clientSecret),
       this.#allowInsecure ? { execute: [oidc.allowInsecureRequests], timeout: 5 } : { timeout: 5 }
     ).then((config) => {
       // Verify the id_token's signature against the provider's JWKS too
@@ -156,7 +103,7 @@ export class OidcMethod implements AuthMethod {
     return this.#configuration.catch((err: unknown) => {
       this.#configuration = undefined
       request.log.warn({ err: errorForLog(err) }, `oidc:${this.name}: discovery failed`)
-      throw new HttpError(502, 'The identity provider cannot be reached', { code: OIDC_UNAVAILABLE, cause: err })
+      throw oidcUnavailable(err)
     })
   }
 
@@ -169,7 +116,7 @@ export class OidcMethod implements AuthMethod {
       const found = methods
       const method = (id: string): OidcMethod => {
         const m = found.get(id)
-        if (m === undefined) throw new HttpError(404, `No sign-in method ${id}`)
+        if (m === undefined) throw notFound(`No sign-in method ${id}`)
         return m
       }
       app.get<{ Params: { method: string }, Querystring: { next?: unknown } }>('/auth/:method/start', (request, reply) => method(request.params.method).#start(request, reply))
@@ -181,7 +128,7 @@ export class OidcMethod implements AuthMethod {
 
   async #start (request: FastifyRequest<{ Querystring: { next?: unknown } }>, reply: FastifyReply): Promise<FastifyReply> {
     const session = request.scope.session as Session | undefined
-    if (session === undefined) throw new HttpError(500, 'The session component is not on')
+    if (session === undefined) throw new GATEHOUSE_SERVER_SESSION_REQUIRED()
     const config = await this.#config(request)
     const verifier = oidc.randomPKCECodeVerifier()
     const state = oidc.randomState()
@@ -195,7 +142,7 @@ export class OidcMethod implements AuthMethod {
     session.set(TRANSACTIONS, pending)
     const url = oidc.buildAuthorizationUrl(config, {
       redirect_uri: this.redirectUri,
-      scope: this.#options.scopes ?? 'openid email profile',
+      scope: this.#provider.scopes,
       state,
       nonce,
       code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
@@ -206,20 +153,20 @@ export class OidcMethod implements AuthMethod {
 
   async #callback (request: FastifyRequest<{ Querystring: Record<string, string | undefined> }>, reply: FastifyReply): Promise<FastifyReply> {
     const session = request.scope.session as Session | undefined
-    if (session === undefined) throw new HttpError(500, 'The session component is not on')
+    if (session === undefined) throw new GATEHOUSE_SERVER_SESSION_REQUIRED()
     const state = request.query.state
     const pending = { ...(session.get(TRANSACTIONS) as Record<string, Transaction> | undefined) }
     const tx = typeof state === 'string' ? pending[state] : undefined
     if (tx === undefined || tx.provider !== this.id || this.#now() - tx.createdAt > TRANSACTION_TTL_MS) {
       // No transaction: a forged, replayed or foreign callback (login CSRF).
       request.log.warn(`oidc:${this.name}: callback refused: its state matches no sign-in in progress in this session (forged, replayed, expired or from another browser)`)
-      throw failure('No sign-in is in progress for this answer; start again')
+      throw oidcFailed('No sign-in is in progress for this answer; start again')
     }
     delete pending[state!]
     session.set(TRANSACTIONS, pending)
     if (typeof request.query.error === 'string') {
       request.log.warn({ cause: { error: redactText(request.query.error), error_description: redactText(safeString(request.query.error_description ?? '')) } }, `oidc:${this.name}: callback refused: the provider answered ${redactText(request.query.error)}`)
-      throw failure('The identity provider refused the sign-in')
+      throw oidcFailed('The identity provider refused the sign-in')
     }
     const config = await this.#config(request)
     // The URL the provider redirected to, rebuilt from externalUrl (never Host).
@@ -231,14 +178,14 @@ export class OidcMethod implements AuthMethod {
     } catch (err) {
       const { summary, cause } = oidcCauseForLog(err)
       request.log.warn({ cause }, `oidc:${this.name}: callback refused: ${summary}`)
-      throw failure('The sign-in could not be completed', err)
+      throw oidcFailed('The sign-in could not be completed', err)
     }
     const claims = tokens.claims()
     if (claims === undefined) {
       request.log.warn(`oidc:${this.name}: callback refused: no id_token`)
-      throw failure('The identity provider sent no id_token')
+      throw oidcFailed('The identity provider sent no id_token')
     }
-    const claim = this.#options.identityClaim ?? 'sub'
+    const claim = this.#provider.identityClaim
     let source: Record<string, unknown> = claims
     if (claims[claim] === undefined) {
       try {
@@ -246,22 +193,22 @@ export class OidcMethod implements AuthMethod {
       } catch (err) {
         const { summary, cause } = oidcCauseForLog(err)
         request.log.warn({ cause }, `oidc:${this.name}: callback refused: userinfo failed: ${summary}`)
-        throw failure('The identity provider did not name the user')
+        throw oidcFailed('The identity provider did not name the user')
       }
     }
     const identity = source[claim]
     if (typeof identity !== 'string' || identity === '') {
       request.log.warn(`oidc:${this.name}: callback refused: no ${claim} claim in the id_token or userinfo`)
-      throw failure(`The identity provider sent no ${claim}`)
+      throw oidcFailed(`The identity provider sent no ${claim}`)
     }
     if (claim === 'email' && source.email_verified === false) {
       request.log.warn(`oidc:${this.name}: callback refused: email_verified is false`)
-      throw failure('The e-mail address is not verified by the identity provider')
+      throw oidcFailed('The e-mail address is not verified by the identity provider')
     }
     // D-OIDC-11.
-    session.login(identity, this.#tags, { via: this.id })
+    session.login(identity, [...this.#provider.tags], { via: this.id })
     // This request's caller came by OIDC; later requests are `session`.
-    request.scope.auth = new Avatar(identity, { tags: this.#tags, backend: this.id })
+    request.scope.auth = new Avatar(identity, { tags: this.#provider.tags, backend: this.id })
     return reply.code(303).header('location', tx.next).send()
   }
 }

@@ -1,25 +1,13 @@
 import type { FastifyInstance } from 'fastify'
 import type { Session } from '@fastify-gatehouse/session'
-import { HttpError, safeNextPath } from '@fastify-gatehouse/core'
+import { safeNextPath } from '@fastify-gatehouse/core'
 import { MemoryLockoutStore, type LockoutPolicy, type LockoutStore, type UserStore, type VerifiedUser } from '@fastify-gatehouse/auth'
+import { badLoginRequest, GATEHOUSE_SERVER_INVALID_OPTIONS, GATEHOUSE_SERVER_SESSION_REQUIRED, invalidLogin, lockedOut } from '../errors.js'
 import type { AuthMethod, LoginMethodDescription } from './auth-method.js'
 import { acceptFormBodies, isBrowserForm } from './form-body.js'
+import { resolveLoginOptions, type LoginOptions } from './options.js'
 
-/** Lockout settings of password logins (`serverApp.login`). */
-export interface LoginOptions {
-  /** Failures of one identity before it is locked. Default: 5. */
-  maxAttempts?: number
-  /** Seconds of the first lock, doubled by each later failure. Default: 30. */
-  backoff?: number
-  /** Failures from one client address before it is locked. Default: 4 × maxAttempts. */
-  addressMaxAttempts?: number
-  /** Seconds without failures after which they are forgotten. Default: 3600. */
-  resetAfter?: number
-  /** Where counters live. Default: a `MemoryLockoutStore` (one process). */
-  store?: LockoutStore
-}
-
-/** Options of {@link PasswordMethod}. */
+/** Options of {@link PasswordMethod}: the lockout ({@link LoginOptions}) and these. */
 export interface PasswordMethodOptions extends LoginOptions {
   users: UserStore
   /** Shown on the login page. Default: `Password`. */
@@ -27,10 +15,6 @@ export interface PasswordMethodOptions extends LoginOptions {
   /** Clock (ms), for tests. Default: `Date.now`. */
   now?: () => number
 }
-
-export const LOCKED = 'GATEHOUSE_SERVER_LOCKED'
-export const INVALID_LOGIN = 'GATEHOUSE_SERVER_INVALID_LOGIN'
-export const BAD_LOGIN_REQUEST = 'GATEHOUSE_SERVER_BAD_LOGIN_REQUEST'
 
 interface LoginBody { identity?: unknown, password?: unknown, next?: unknown, return_session_id?: unknown }
 // The fields the login page's form and script send, and the API client's
@@ -55,24 +39,16 @@ export class PasswordMethod implements AuthMethod {
   readonly #now: () => number
 
   constructor (options: PasswordMethodOptions) {
-    if (options?.users === undefined || typeof options.users.verify !== 'function') throw new TypeError('PasswordMethod needs a UserStore as users')
-    const maxAttempts = options.maxAttempts ?? 5
-    const backoff = options.backoff ?? 30
-    const resetAfter = options.resetAfter ?? 3600
-    for (const [name, value] of Object.entries({ maxAttempts, backoff, resetAfter, addressMaxAttempts: options.addressMaxAttempts ?? 1 })) {
-      if (!(typeof value === 'number' && value > 0 && Number.isFinite(value))) throw new TypeError(`serverApp.login.${name} must be a positive number`)
-    }
-    const store = options.store
-    if (store !== undefined && !['lockedFor', 'claim', 'recordFailure', 'refund', 'reset'].every((m) => typeof (store as unknown as Record<string, unknown>)[m] === 'function')) {
-      throw new TypeError('serverApp.login.store must be a LockoutStore (lockedFor, claim, recordFailure, refund, reset)')
-    }
-    this.#users = options.users
-    this.#label = options.label ?? 'Password'
-    this.#store = options.store ?? new MemoryLockoutStore()
+    const { users, label, now, ...login } = options ?? {}
+    if (typeof users?.verify !== 'function') throw new GATEHOUSE_SERVER_INVALID_OPTIONS('users', 'PasswordMethod needs a UserStore')
+    const { maxAttempts, backoff, addressMaxAttempts, resetAfter, store } = resolveLoginOptions(login)
+    this.#users = users
+    this.#label = label ?? 'Password'
+    this.#store = store ?? new MemoryLockoutStore()
     this.#identityPolicy = { maxAttempts, backoff, resetAfter }
     // D-LOCKOUT-01: one office NAT is not locked by a few typos; one address cannot lock many accounts.
-    this.#addressPolicy = { maxAttempts: options.addressMaxAttempts ?? maxAttempts * 4, backoff, resetAfter }
-    this.#now = options.now ?? Date.now
+    this.#addressPolicy = { maxAttempts: addressMaxAttempts, backoff, resetAfter }
+    this.#now = now ?? Date.now
   }
 
   describe (prefix: string): LoginMethodDescription {
@@ -84,7 +60,7 @@ export class PasswordMethod implements AuthMethod {
     // csrf 'always': a forged sign-in (login CSRF) carries no session cookie yet (D-CSRF-04).
     app.post<{ Body: LoginBody }>('/login', { config: { csrf: 'always' }, schema: { body: LOGIN_BODY } }, async (request, reply) => {
       const session: Session | undefined = request.scope.session
-      if (session === undefined) throw new HttpError(500, 'The session component is not on')
+      if (session === undefined) throw new GATEHOUSE_SERVER_SESSION_REQUIRED()
       const { identity, password, next, return_session_id: returnSessionId } = (request.body ?? {}) as LoginBody
       // Without JavaScript a failure goes back to the page, which shows a
       // message chosen by a fixed code (D-SERVER-01).
@@ -95,17 +71,17 @@ export class PasswordMethod implements AuthMethod {
       if (typeof identity !== 'string' || identity === '' || identity.length > 200 ||
         typeof password !== 'string' || password === '' || password.length > 1024) {
         if (browser) return backToPage('missing')
-        throw new HttpError(400, 'identity and password are required', { code: BAD_LOGIN_REQUEST })
+        throw badLoginRequest()
       }
       const attempt = await this.#claim(identity, request.ip)
       if (attempt.retryAfter > 0) {
         if (browser) return backToPage('locked', attempt.retryAfter)
-        throw new HttpError(429, `Too many failed sign-ins; try again in ${attempt.retryAfter} s`, { code: LOCKED, headers: { 'retry-after': String(attempt.retryAfter) } })
+        throw lockedOut(attempt.retryAfter)
       }
       const user = await this.#verify(attempt, identity, password)
       if (user === null) {
         if (browser) return backToPage('invalid')
-        throw new HttpError(401, 'Invalid identity or password', { code: INVALID_LOGIN })
+        throw invalidLogin()
       }
       session.login(user.identity, user.tags, { via: this.id, stamp: user.stamp })
       // The answer sets the session cookie (and may name the id): never cached.

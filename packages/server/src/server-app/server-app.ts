@@ -1,7 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify'
 import type { Session } from '@fastify-gatehouse/session'
-import { HttpError } from '@fastify-gatehouse/core'
 import type { ApiKeyStore, UserStore } from '@fastify-gatehouse/auth'
+import { GATEHOUSE_SERVER_INVALID_OPTIONS, GATEHOUSE_SERVER_SESSION_REQUIRED } from '../errors.js'
 import { registerAdminApi } from './admin-api.js'
 import type { AuthMethod } from './auth-method.js'
 import { acceptFormBodies, isBrowserForm } from './form-body.js'
@@ -14,37 +14,33 @@ export interface ServerAppOptions {
   methods: readonly AuthMethod[]
   /** With `users` and/or `tokens`: the SUPERADMIN-only admin API under `/users` and `/tokens`. */
   admin?: { users?: UserStore, tokens?: ApiKeyStore }
-  /** Where the app is mounted, for the URLs it lists. Default: `/_server`. */
-  mountPath?: string
 }
 
 /**
  * The `_server` app: `POST /login` (from the password method), `POST
  * /logout`, `GET /login_methods`, and each method's routes. Route-owning:
  * register it with a prefix (`app.register(serverApp, { prefix: '/_server',
- * methods })`); it needs the session component on the parent.
+ * methods })`); it needs the session component on the parent. The URLs it
+ * lists (login methods, the login page's assets) start with that prefix.
  */
 export const serverApp: FastifyPluginAsync<ServerAppOptions> = async function serverApp (app, options) {
-  const mountPath = options.mountPath ?? '/_server'
-  if (!app.hasPlugin('@fastify-gatehouse/session')) {
-    throw new TypeError('the _server app needs the session component: register it (or turn it on in the chain) first')
-  }
+  if (!app.hasPlugin('@fastify-gatehouse/session')) throw new GATEHOUSE_SERVER_SESSION_REQUIRED()
   const ids = new Set<string>()
   for (const method of options.methods ?? []) {
-    if (ids.has(method.id)) throw new TypeError(`login method ${method.id} is given twice`)
+    if (ids.has(method.id)) throw new GATEHOUSE_SERVER_INVALID_OPTIONS('methods', `login method ${method.id} is given twice`)
     ids.add(method.id)
   }
   // Before any route: every body here refuses unknown fields (D-SERVER-08).
   strictBodies(app)
   acceptFormBodies(app)
 
-  const describe = () => (options.methods ?? []).map((m) => m.describe(mountPath))
+  const describe = () => (options.methods ?? []).map((m) => m.describe(app.prefix))
   app.get('/login_methods', async () => ({ methods: describe() }))
-  registerLoginPage(app, mountPath, describe)
+  registerLoginPage(app, app.prefix, describe)
 
   app.post('/logout', async (request, reply) => {
     const session: Session | undefined = request.scope.session
-    if (session === undefined) throw new HttpError(500, 'The session component is not on')
+    if (session === undefined) throw new GATEHOUSE_SERVER_SESSION_REQUIRED()
     session.logout()
     if (isBrowserForm(request.headers)) return reply.code(303).header('location', '/').send()
     return { status: 'ok' }

@@ -1,8 +1,6 @@
 import type { FastifyInstance, FastifySchemaValidationError, RouteOptions } from 'fastify'
 import AjvCompiler from '@fastify/ajv-compiler'
-import { HttpError } from '@fastify-gatehouse/core'
-
-export const UNKNOWN_FIELD = 'GATEHOUSE_SERVER_UNKNOWN_FIELD'
+import { GATEHOUSE_SERVER_LOOSE_BODY_SCHEMA, unknownField, validationFailed } from '../errors.js'
 
 /**
  * The body schema of a route that takes none: no body, an empty form, or
@@ -42,13 +40,13 @@ function unknownFields (errors: readonly FastifySchemaValidationError[], dataVar
   if (names.length === 0) return undefined
   const listed = names.slice(0, LISTED).map(quoted).join(', ')
   const more = names.length > LISTED ? ` and ${names.length - LISTED} more` : ''
-  return new HttpError(400, `unknown field${names.length > 1 ? 's' : ''} ${listed}${more} in ${where}`, { code: UNKNOWN_FIELD })
+  return unknownField(`unknown field${names.length > 1 ? 's' : ''} ${listed}${more} in ${where}`)
 }
 
-/** Fastify's own wording (`body/tags must be string`), for every other schema error. */
+/** Fastify's own wording and code (`body/tags must be string`, `FST_ERR_VALIDATION`), for every other schema error. */
 function schemaError (errors: readonly FastifySchemaValidationError[], dataVar: string): Error {
   return unknownFields(errors, dataVar) ??
-    new Error(errors.slice(0, LISTED).map((e) => `${dataVar}${e.instancePath} ${e.message ?? 'is invalid'}`).join(', '))
+    validationFailed(errors.slice(0, LISTED).map((e) => `${dataVar}${e.instancePath} ${e.message ?? 'is invalid'}`).join(', '))
 }
 
 function routeName (route: RouteOptions): string {
@@ -76,7 +74,7 @@ export function strictBodies (app: FastifyInstance): void {
       return
     }
     if ((body as { additionalProperties?: unknown } | null)?.additionalProperties !== false) {
-      throw new TypeError(`${routeName(route)}: a _server body schema must set additionalProperties: false, so unknown fields are refused`)
+      throw new GATEHOUSE_SERVER_LOOSE_BODY_SCHEMA(routeName(route))
     }
   })
 }

@@ -108,7 +108,7 @@ test('verifier and OIDC tag options are boot errors naming the option', async (t
   await t.rejects(boot({ tags: 'SUPERADMIN' }), { code: 'GATEHOUSE_AUTH_INVALID_CONFIG', message: /^jwt\.main\.tags: SUPERADMIN would be granted to every token/ })
   await t.rejects(boot({ tagsClaim: 'roles', allowedTags: 'ops, a b' }), { code: 'GATEHOUSE_AUTH_INVALID_CONFIG', message: 'jwt.main.allowedTags: tag "a b" is not allowed: tags use only letters, digits and _ . : -' })
   t.throws(() => new OidcMethod('idp', { issuer: 'https://idp.example', clientId: 'c', clientSecret: 's', tags: 'staff, all staff' }, { externalUrl: 'https://app.example' }),
-    { name: 'TypeError', message: 'OIDC provider "idp" tags: tag "all staff" is not allowed: tags use only letters, digits and _ . : -' })
+    { code: 'GATEHOUSE_SERVER_INVALID_OPTIONS', message: 'serverApp.oidc.idp.tags: tag "all staff" is not allowed: tags use only letters, digits and _ . : -' })
 })
 
 interface Run { code: number, stdout: string, stderr: string }

@@ -204,7 +204,7 @@ test('a _server route that would let unknown fields through is a boot error; one
   const loose = Fastify()
   t.teardown(() => loose.close())
   await t.rejects(mount(loose, method((app) => { app.post('/loose', { schema: { body: { type: 'object', properties: { a: { type: 'string' } } } } }, async () => 'ok') })),
-    { message: 'POST /_server/loose: a _server body schema must set additionalProperties: false, so unknown fields are refused' })
+    { code: 'GATEHOUSE_SERVER_LOOSE_BODY_SCHEMA', message: 'POST /_server/loose: a _server body schema must set additionalProperties: false, so unknown fields are refused' })
 
   const bodiless = await mount(Fastify(), method((app) => { app.put('/bodiless', async (request) => ({ body: request.body ?? null })) }))
   t.teardown(() => bodiless.close())

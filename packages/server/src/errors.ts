@@ -1,0 +1,122 @@
+import createError from '@fastify/error'
+import { HttpError } from '@fastify-gatehouse/core'
+
+// Every code of this package; listed in docs/error-codes.md.
+//
+// Two kinds, one mechanism each. A request error is an `HttpError` carrying
+// one of the codes below, made by the function beside it: the errors
+// component sends its message, code and headers (`Retry-After` of a lockout;
+// the 502 of an unreachable provider keeps its message, which a plain 5xx
+// would not). Everything else — a bad option, a misuse of the API, the CLI's
+// own failures — is an `@fastify/error` class.
+
+// --- request failures --------------------------------------------------------
+
+/** `POST /_server/login` without identity or password (400). */
+export const BAD_LOGIN_REQUEST = 'GATEHOUSE_SERVER_BAD_LOGIN_REQUEST'
+/** A wrong identity or password, the same for unknown identities (401). */
+export const INVALID_LOGIN = 'GATEHOUSE_SERVER_INVALID_LOGIN'
+/** Too many failed sign-ins for the identity or the client address (429, `Retry-After`). */
+export const LOCKED = 'GATEHOUSE_SERVER_LOCKED'
+/** An OIDC callback was refused; the cause is in the `warn` log line (400). */
+export const OIDC_FAILED = 'GATEHOUSE_SERVER_OIDC_FAILED'
+/** The OpenID Provider's discovery failed (502). */
+export const OIDC_UNAVAILABLE = 'GATEHOUSE_SERVER_OIDC_UNAVAILABLE'
+/** A `/_server` body has a field its route does not take (400). */
+export const UNKNOWN_FIELD = 'GATEHOUSE_SERVER_UNKNOWN_FIELD'
+/** A `/_server` form body gives a field twice (400). */
+export const DUPLICATE_FIELD = 'GATEHOUSE_SERVER_DUPLICATE_FIELD'
+/** An admin API body names a tag outside the rule grammar's alphabet (400). */
+export const INVALID_TAG = 'GATEHOUSE_SERVER_INVALID_TAG'
+/** The admin API's user or key, or the sign-in method of an OIDC route, does not exist (404). */
+export const NOT_FOUND = 'GATEHOUSE_SERVER_NOT_FOUND'
+/**
+ * Any other schema failure of a `/_server` body (400): Fastify's own code,
+ * kept so that these bodies fail as on any Fastify route.
+ */
+export const VALIDATION = 'FST_ERR_VALIDATION'
+
+export function badLoginRequest (): HttpError {
+  return new HttpError(400, 'identity and password are required', { code: BAD_LOGIN_REQUEST })
+}
+
+export function invalidLogin (): HttpError {
+  return new HttpError(401, 'Invalid identity or password', { code: INVALID_LOGIN })
+}
+
+export function lockedOut (retryAfter: number): HttpError {
+  return new HttpError(429, `Too many failed sign-ins; try again in ${retryAfter} s`, { code: LOCKED, headers: { 'retry-after': String(retryAfter) } })
+}
+
+/** `detail` is one of OidcMethod's fixed sentences (shown on the sign-in-failed page); the cause is logged, never sent. */
+export function oidcFailed (detail: string, cause?: unknown): HttpError {
+  return new HttpError(400, detail, { code: OIDC_FAILED, ...(cause === undefined ? {} : { cause }) })
+}
+
+export function oidcUnavailable (cause: unknown): HttpError {
+  return new HttpError(502, 'The identity provider cannot be reached', { code: OIDC_UNAVAILABLE, cause })
+}
+
+/** `detail` names the fields (`unknown field "expires" in body`). */
+export function unknownField (detail: string): HttpError {
+  return new HttpError(400, detail, { code: UNKNOWN_FIELD })
+}
+
+export function duplicateField (name: string): HttpError {
+  return new HttpError(400, `duplicate field ${JSON.stringify(name)} in body`, { code: DUPLICATE_FIELD })
+}
+
+/** `detail` names the tag (`tags: tag "a b" is not allowed: …`). */
+export function tagNotAllowed (detail: string): HttpError {
+  return new HttpError(400, detail, { code: INVALID_TAG })
+}
+
+/** `what` completes the sentence: `No such user`, `No sign-in method oidc:x`. */
+export function notFound (what: string): HttpError {
+  return new HttpError(404, what, { code: NOT_FOUND })
+}
+
+export function validationFailed (detail: string): HttpError {
+  return new HttpError(400, detail, { code: VALIDATION })
+}
+
+// --- boot errors and misuse ----------------------------------------------------
+
+/**
+ * An option of AppServer, of the `_server` app or of a login method is bad;
+ * the message starts with its path (`serverApp.oidc.google.issuer: …`).
+ * Schema failures (a wrong type, an out-of-range number) are core's
+ * `GATEHOUSE_CORE_INVALID_OPTIONS`, as for every component. A store's
+ * refusal of a seeded user or key is the `cause`.
+ */
+export const GATEHOUSE_SERVER_INVALID_OPTIONS = createError<[path: string, problem: string, options?: { cause: unknown }]>(
+  'GATEHOUSE_SERVER_INVALID_OPTIONS', '%s: %s', 500, TypeError)
+
+/** `@route` was given a path that does not start with `/`, or decorates a static or private method. */
+export const GATEHOUSE_SERVER_INVALID_ROUTE = createError<[string]>(
+  'GATEHOUSE_SERVER_INVALID_ROUTE', 'Invalid @route: %s', 500, TypeError)
+
+/** `server.register()` was called once the server was built. */
+export const GATEHOUSE_SERVER_REGISTER_TOO_LATE = createError(
+  'GATEHOUSE_SERVER_REGISTER_TOO_LATE', 'register() must be called before the server is ready', 500, TypeError)
+
+/**
+ * The `_server` app was registered without the session component, or one
+ * of its routes ran without a session (a 500: the server is misconfigured).
+ */
+export const GATEHOUSE_SERVER_SESSION_REQUIRED = createError(
+  'GATEHOUSE_SERVER_SESSION_REQUIRED', 'The _server app needs the session component: register it (or turn it on in the chain) first', 500, TypeError)
+
+/** A `_server` route was declared with a body schema that lets unknown fields through; the message names the route. */
+export const GATEHOUSE_SERVER_LOOSE_BODY_SCHEMA = createError<[string]>(
+  'GATEHOUSE_SERVER_LOOSE_BODY_SCHEMA', '%s: a _server body schema must set additionalProperties: false, so unknown fields are refused', 500, TypeError)
+
+// --- the command line ------------------------------------------------------------
+
+/** The command was called wrongly: exit code 2, with the usage. */
+export const GATEHOUSE_SERVER_CLI_USAGE = createError<[string]>(
+  'GATEHOUSE_SERVER_CLI_USAGE', '%s', 500, Error)
+
+/** `gatehouse serve --app` cannot load the module, or its default export is not a RoutedApplication. */
+export const GATEHOUSE_SERVER_BAD_APP = createError<[string]>(
+  'GATEHOUSE_SERVER_BAD_APP', '%s', 500, Error)

@@ -1,0 +1,77 @@
+import { test } from 'tap'
+import { AppServer, appServerDefaults, resolveServerBaseOptions, type AppServerOptions } from '@fastify-gatehouse/server'
+
+// AppServer's options are checked once, when the server is made, and every
+// bad one rejects ready() with a coded boot error naming it: none is
+// silently ignored.
+
+const INVALID = 'GATEHOUSE_SERVER_INVALID_OPTIONS'
+const SCHEMA = 'GATEHOUSE_CORE_INVALID_OPTIONS'
+const provider = { issuer: 'https://idp.example.com', clientId: 'c', clientSecret: 's' }
+
+async function bootError (options: unknown): Promise<unknown> {
+  const server = new AppServer(options as AppServerOptions)
+  try {
+    await server.ready()
+    return undefined
+  } catch (err) {
+    return err
+  } finally {
+    await server.close()
+  }
+}
+
+test('an unknown option is refused, naming it (it was ignored)', async (t) => {
+  const err = await bootError({ loger: true })
+  t.match(err, { code: INVALID, statusCode: 500, message: /^loger: unknown option \(known: primary, apps, login, .*adminPassword\)$/ })
+  t.ok(err instanceof TypeError, 'a TypeError subclass')
+  t.match(await bootError({ serverApp: { login: { maxAtempts: 3 } } }), { code: SCHEMA, message: 'serverApp.login.maxAtempts: unknown option' })
+  t.match(await bootError({ serverApp: { oidc: {}, allowInsecureIssuer: true } }), { code: SCHEMA, message: 'serverApp.allowInsecureIssuer: unknown option' })
+})
+
+test('a value of the wrong kind is refused, naming it', async (t) => {
+  t.match(await bootError({ login: 'yes' }), { code: SCHEMA, message: 'login: expected boolean' })
+  t.match(await bootError({ primary: {} }), { code: INVALID, message: 'primary: expected a RoutedApplication (an object with register(app))' })
+  t.match(await bootError({ apps: { '/shop': 'shop' } }), { code: SCHEMA, message: /^apps\["\/shop"\]: expected object/ })
+  t.match(await bootError(null), { code: INVALID, message: 'options: expected an object' })
+})
+
+test('session options given twice are refused (one was ignored)', async (t) => {
+  t.match(await bootError({ session: { cookieName: 'a' }, middleware: { session: { cookieName: 'b' } } }),
+    { code: INVALID, message: 'session: the session options are given as middleware.session too; give them in one place' })
+})
+
+test('the lockout options are checked with or without users', async (t) => {
+  t.match(await bootError({ serverApp: { login: { maxAttempts: 2.5 } } }), { code: SCHEMA, message: 'serverApp.login.maxAttempts: expected integer' })
+  t.match(await bootError({ users: { alice: { password: 'alice-pass' } }, serverApp: { login: { backoff: 0 } } }),
+    { code: SCHEMA, message: 'serverApp.login.backoff: expected number to be greater than 0' })
+  t.match(await bootError({ users: { alice: { password: 'alice-pass' } }, serverApp: { login: { store: {} } } }),
+    { code: INVALID, message: /^serverApp\.login\.store: must be a LockoutStore/ })
+})
+
+test('an OIDC provider is checked at boot: issuer, keys (a bad issuer was a 500 or 502 at the first sign-in)', async (t) => {
+  const boot = (oidc: Record<string, unknown>, more: Record<string, unknown> = {}) => bootError({ externalUrl: 'https://app.example', serverApp: { oidc, ...more } })
+  t.match(await boot({ g: { ...provider, issuer: 'idp.example.com' } }),
+    { code: INVALID, message: 'serverApp.oidc.g.issuer: must be an absolute https URL (plain http needs allowInsecureIssuers), got "idp.example.com"' })
+  t.match(await boot({ g: { ...provider, issuer: 'http://idp.example.com' } }), { code: INVALID, message: /^serverApp\.oidc\.g\.issuer: must be an absolute https URL/ })
+  t.equal(await boot({ g: { ...provider, issuer: 'http://127.0.0.1:9' } }, { allowInsecureIssuers: true }), undefined, 'http with allowInsecureIssuers')
+  t.match(await boot({ g: { ...provider, scope: 'openid' } }), { code: SCHEMA, message: 'serverApp.oidc.g.scope: unknown option' })
+  t.match(await boot({ g: { ...provider, tags: 7 } }), { code: SCHEMA, message: /^serverApp\.oidc\.g\.tags: / })
+  t.match(await bootError({ serverApp: { oidc: { g: provider } } }), { code: INVALID, message: /^externalUrl: OIDC provider "g" needs an absolute http\(s\) URL/ })
+})
+
+test('a bad issuer no longer reaches a request', async (t) => {
+  // Before: ready() resolved and GET …/start answered 500 (new URL threw).
+  const server = new AppServer({ externalUrl: 'https://app.example', serverApp: { oidc: { g: { ...provider, issuer: 'not a url' } } } })
+  t.teardown(() => server.close())
+  await t.rejects(server.inject('/_server/auth/oidc:g/start'), { code: INVALID })
+})
+
+test('resolved options: defaults applied, frozen', async (t) => {
+  const resolved = resolveServerBaseOptions({ debug: true })
+  t.equal(resolved.debug, true)
+  t.equal(resolved.login, appServerDefaults.login)
+  t.same(resolved.server, appServerDefaults.server)
+  t.ok(Object.isFrozen(resolved) && Object.isFrozen(appServerDefaults) && Object.isFrozen(appServerDefaults.serverApp))
+  t.throws(() => resolveServerBaseOptions({ users: {} } as never), { code: INVALID, message: /^users: unknown option/ }, 'the base alone takes no auth options')
+})
