@@ -14,8 +14,9 @@ export { AuthRuleSyntaxError, compileAuthRule } from './auth-rule.js'
 export type {} from './route-rules.js'
 export type { AuthRule, Tagged } from './auth-rule.js'
 export type { AnyFastifyInstance, RequestScope } from './scope.js'
-export { ComponentRegistry, components, defineComponent, ORDER } from './component.js'
+export { defineComponent, ORDER } from './component.js'
 export type { Component, ComponentDefinition, ComponentInfo } from './component.js'
+export type { ComponentList } from './component-list.js'
 export { middlewareChain } from './chain.js'
 export type { ChainEntry, MiddlewareChainOptions } from './chain.js'
 export { resolveRecipe } from './recipe.js'
@@ -33,6 +34,7 @@ export {
   GATEHOUSE_CORE_INVALID_AUTH_RULE,
   GATEHOUSE_CORE_INVALID_COMPONENT,
   GATEHOUSE_CORE_INVALID_OPTIONS,
+  GATEHOUSE_CORE_NO_COMPONENTS,
   GATEHOUSE_CORE_ROUTES_BEFORE_CHAIN,
   GATEHOUSE_CORE_UNENFORCED_AUTH_RULE,
   GATEHOUSE_CORE_UNKNOWN_COMPONENT

@@ -12,6 +12,7 @@ export type { LoginOptions, PasswordMethodOptions } from './server-app/password-
 export type { AuthMethod, LoginMethodDescription } from './server-app/auth-method.js'
 export { NO_FIELDS, UNKNOWN_FIELD } from './server-app/strict-bodies.js'
 export { DUPLICATE_FIELD } from './server-app/form-body.js'
+export { allComponents } from './components.js'
 export { AppServer } from './app-server/app-server.js'
 export type { AppServerOptions } from './app-server/app-server.js'
 export { ServerBase } from './app-server/server-base.js'

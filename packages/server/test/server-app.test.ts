@@ -1,10 +1,8 @@
 import { test } from 'tap'
 import Fastify from 'fastify'
 import { middlewareChain } from '@fastify-gatehouse/core'
-import '@fastify-gatehouse/errors'
-import '@fastify-gatehouse/session'
 import { MemoryUserStore } from '@fastify-gatehouse/auth'
-import { PasswordMethod, serverApp } from '@fastify-gatehouse/server'
+import { allComponents, PasswordMethod, serverApp } from '@fastify-gatehouse/server'
 
 const FAST = { N: 1024, r: 8, p: 1 }
 
@@ -12,7 +10,7 @@ async function build (options: { now?: () => number, maxAttempts?: number } = {}
   const users = new MemoryUserStore({ scrypt: FAST })
   await users.add('alice', { password: 'correct horse', tags: 'member,admin' })
   const app = Fastify()
-  await middlewareChain(app, { middleware: { session: true } })
+  await middlewareChain(app, { middleware: { session: true } }, { components: allComponents })
   await app.register(serverApp, {
     prefix: '/_server',
     methods: [new PasswordMethod({ users, maxAttempts: options.maxAttempts ?? 5, backoff: 30, ...(options.now === undefined ? {} : { now: options.now }) })]
@@ -144,7 +142,7 @@ test('boot errors', async (t) => {
   t.throws(() => new PasswordMethod({ users: {} as never }), /needs a UserStore/)
   t.throws(() => new PasswordMethod({ users, maxAttempts: 0 }), /serverApp\.login\.maxAttempts must be a positive number/)
   const twice = Fastify()
-  await middlewareChain(twice, { middleware: { session: true } })
+  await middlewareChain(twice, { middleware: { session: true } }, { components: allComponents })
   await t.rejects(async () => { await twice.register(serverApp, { methods: [new PasswordMethod({ users }), new PasswordMethod({ users })] }).ready() }, /login method password is given twice/)
   await twice.close()
 })

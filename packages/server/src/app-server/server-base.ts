@@ -1,17 +1,9 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyPluginAsync, type FastifyServerOptions, type InjectOptions, type LightMyRequestResponse } from 'fastify'
-import { middlewareChain, resolveServerLimits, serverLimitDefaults, trackRouteRules, type ComponentSetting, type Recipe, type ServerLimits } from '@fastify-gatehouse/core'
+import { middlewareChain, resolveServerLimits, serverLimitDefaults, trackRouteRules, type ComponentList, type ComponentSetting, type Recipe, type ServerLimits } from '@fastify-gatehouse/core'
 import type { ApiKeyStore, AuthOptions, UserStore } from '@fastify-gatehouse/auth'
 import type { SessionOptions } from '@fastify-gatehouse/session'
-// The components a server recipe can name join the registry when imported.
-import '@fastify-gatehouse/errors'
 import { clientErrorHandler, RedactingLogController } from '@fastify-gatehouse/logging'
-import '@fastify-gatehouse/auth'
-import '@fastify-gatehouse/session'
-import '@fastify-gatehouse/cache'
-import '@fastify-gatehouse/compression'
-import '@fastify-gatehouse/cors'
-import '@fastify-gatehouse/csrf'
-import '@fastify-gatehouse/wellknown'
+import { allComponents } from '../components.js'
 import type { AuthMethod } from '../server-app/auth-method.js'
 import { OidcMethod, type OidcProviderOptions } from '../server-app/oidc-method.js'
 import { PasswordMethod, type LoginOptions } from '../server-app/password-method.js'
@@ -40,6 +32,12 @@ export interface ServerBaseOptions {
   serverApp?: { login?: LoginOptions, oidc?: Readonly<Record<string, OidcProviderOptions>>, allowInsecureIssuers?: boolean }
   /** Component settings, as in a recipe (`{ cors: true, compression: { minimumSize: 1000 } }`). */
   middleware?: Recipe['middleware']
+  /**
+   * The components `middleware` may name. Default: `allComponents` (every
+   * Gatehouse component); add your own with `[...allComponents, timing]`.
+   * `errors` and `session` must be in it: the server always turns them on.
+   */
+  components?: ComponentList
   /** Options of the session component (always on: the `_server` app needs it). */
   session?: SessionOptions
   /** Fastify's logger: true, false, or a pino logger. Default: false. */
@@ -163,7 +161,7 @@ export class ServerBase {
     for (const [name, provider] of Object.entries(options.serverApp?.oidc ?? {})) {
       methods.push(new OidcMethod(name, provider, { externalUrl: options.externalUrl as string, allowInsecureIssuer: options.serverApp?.allowInsecureIssuers === true }))
     }
-    await middlewareChain(app, recipe)
+    await middlewareChain(app, recipe, { components: options.components ?? allComponents })
     await app.register(serverApp, {
       prefix: '/_server',
       methods,

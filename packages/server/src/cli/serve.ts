@@ -6,6 +6,7 @@ import { loadRecipe, pickServerLimits } from '@fastify-gatehouse/core'
 import { FileApiKeyStore, FileUserStore, type JwtVerifierOptions } from '@fastify-gatehouse/auth'
 import { AppServer } from '../app-server/app-server.js'
 import { RoutedApplication } from '../app-server/routed-application.js'
+import { allComponents } from '../components.js'
 import { UsageError, type CliIo } from './io.js'
 import { openLockoutStore, openSessionStore, redisHost, redisStoreConfig, redisStoreSchema } from './redis-stores.js'
 import { keysFile, usersFile } from './store-paths.js'
@@ -65,7 +66,7 @@ export async function serveCommand (args: string[], io: CliIo, signals: NodeJS.E
   const port = values.port === undefined ? undefined : Number(values.port)
   if (port !== undefined && !(Number.isInteger(port) && port >= 0 && port <= 65535)) throw new UsageError('--port takes 0–65535')
 
-  const config = await loadRecipe(resolve(io.cwd, values.config), { serverAppSchema })
+  const config = await loadRecipe(resolve(io.cwd, values.config), { components: allComponents, serverAppSchema })
   const serverAppConfig = (config.serverApp ?? {}) as { login?: Record<string, unknown>, store?: string, loginSurface?: boolean }
   // Stores given as Redis URLs: checked before anything opens.
   const sessionSetting = config.middleware?.session
