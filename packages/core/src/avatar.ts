@@ -1,4 +1,5 @@
 import { parseTags } from './tags.js'
+import { brandClass } from './shared-identity.js'
 
 /** How an {@link Avatar} is built. */
 export interface AvatarInit {
@@ -47,3 +48,5 @@ export class Avatar {
     return { identity: this.identity, tags: this.tags, backend: this.backend }
   }
 }
+// An Avatar made by any copy of this package is an Avatar (auth checks `instanceof`).
+brandClass(Avatar, 'core.Avatar.v1')

@@ -8,6 +8,7 @@ export type { ErrorHeaders, HttpErrorOptions } from './http-error.js'
 export { safeNextPath } from './safe-next-path.js'
 export { formatChallenge, quoteString } from './challenge.js'
 export { ensureScope } from './scope.js'
+export { brandClass, processWide } from './shared-identity.js'
 export { trackRouteRules } from './rule-coverage.js'
 export { AuthRuleSyntaxError, compileAuthRule } from './auth-rule.js'
 // The `authRule` route option (declaration merging into Fastify's types).
