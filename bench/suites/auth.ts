@@ -3,13 +3,16 @@ import basicAuth from '@fastify/basic-auth'
 import bearerAuth from '@fastify/bearer-auth'
 import fastifyJwt from '@fastify/jwt'
 import { middlewareChain } from '@fastify-gatehouse/core'
-import '@fastify-gatehouse/errors'
+import { errorsPlugin } from '@fastify-gatehouse/errors'
 import { mkdtemp, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { FileApiKeyStore, sha256, type AuthOptions } from '@fastify-gatehouse/auth'
+import { authPlugin, FileApiKeyStore, sha256, type AuthOptions } from '@fastify-gatehouse/auth'
 import type { Scenario, Suite } from '../lib/suite.js'
 import { BASIC, BEARER, freshHs256, pooledRs256, REPEATED_HS256, RS256_PUBLIC, SECRET } from './auth-tokens.js'
+
+// The components these recipes name.
+const components = [errorsPlugin, authPlugin]
 
 const body = { ok: true }
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` })
@@ -29,7 +32,7 @@ async function keyStore (): Promise<FileApiKeyStore> {
 
 async function gatehouse (options: AuthOptions): Promise<FastifyInstance> {
   const app = Fastify()
-  await middlewareChain(app, { authMiddleware: options as Record<string, unknown> })
+  await middlewareChain(app, { authMiddleware: options as Record<string, unknown> }, { components })
   app.get('/p', { authRule: 'reader' }, async () => body)
   return app
 }
@@ -72,7 +75,7 @@ export const suite: Suite = {
     'gh-bearer': scenario('Gatehouse bearer', () => gatehouse({ bearer: { svc: { token: BEARER, tags: 'reader' } } }), { headers: bearer(BEARER) }),
     'gh-bearer-authn': scenario('Gatehouse bearer, authentication only (no route rule)', async () => {
       const app = Fastify()
-      await middlewareChain(app, { authMiddleware: { bearer: { svc: { token: BEARER, tags: 'reader' } } } })
+      await middlewareChain(app, { authMiddleware: { bearer: { svc: { token: BEARER, tags: 'reader' } } } }, { components })
       app.get('/p', async () => body)
       return app
     }, { headers: bearer(BEARER) }),

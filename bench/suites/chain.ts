@@ -1,9 +1,12 @@
 import Fastify, { LogController, type FastifyBaseLogger } from 'fastify'
 import pino from 'pino'
 import { middlewareChain } from '@fastify-gatehouse/core'
-import '@fastify-gatehouse/errors'
-import '@fastify-gatehouse/logging'
+import { errorsPlugin } from '@fastify-gatehouse/errors'
+import { loggingPlugin } from '@fastify-gatehouse/logging'
 import type { Suite } from '../lib/suite.js'
+
+// The components these recipes name.
+const components = [errorsPlugin, loggingPlugin]
 
 const body = { hello: 'world', items: [1, 2, 3] }
 // Log lines are written for real (JSON serialisation included) to /dev/null.
@@ -26,7 +29,7 @@ export const suite: Suite = {
       label: 'Gatehouse chain, defaults (scope + errors)',
       build: async () => {
         const app = Fastify()
-        await middlewareChain(app)
+        await middlewareChain(app, {}, { components })
         app.get('/', async () => body)
         return app
       }
@@ -43,7 +46,7 @@ export const suite: Suite = {
       label: 'Gatehouse chain + logging component (pino)',
       build: async () => {
         const app = Fastify({ loggerInstance: logger(), logController: quiet })
-        await middlewareChain(app, { middleware: { logging: true } })
+        await middlewareChain(app, { middleware: { logging: true } }, { components })
         app.get('/', async () => body)
         return app
       }

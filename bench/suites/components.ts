@@ -1,9 +1,12 @@
 import Fastify from 'fastify'
 import { middlewareChain } from '@fastify-gatehouse/core'
-import '@fastify-gatehouse/errors'
+import { errorsPlugin } from '@fastify-gatehouse/errors'
 import type { Suite } from '../lib/suite.js'
 import { securityScenarios } from './components/security.js'
 import { largeBytes, transformScenarios } from './components/transform.js'
+
+// The components these recipes name.
+const components = [errorsPlugin]
 
 // Every HTTP component measured in one run: each alone in the chain against
 // bare Fastify and the peer plugin doing the same job. The 20 KB gzip rows
@@ -26,7 +29,7 @@ export const suite: Suite = {
       label: 'Gatehouse chain, defaults (scope + errors), for reference',
       build: async () => {
         const app = Fastify()
-        await middlewareChain(app)
+        await middlewareChain(app, {}, { components })
         app.get('/', async () => small)
         return app
       }

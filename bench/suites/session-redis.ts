@@ -4,10 +4,13 @@ import fastifySession from '@fastify/session'
 import RedisStore from 'connect-redis'
 import { Redis } from 'ioredis'
 import { middlewareChain } from '@fastify-gatehouse/core'
-import '@fastify-gatehouse/errors'
-import { MemorySessionStore, type SessionStore } from '@fastify-gatehouse/session'
+import { errorsPlugin } from '@fastify-gatehouse/errors'
+import { sessionPlugin, MemorySessionStore, type SessionStore } from '@fastify-gatehouse/session'
 import { RedisSessionStore } from '@fastify-gatehouse/redis'
 import type { Suite } from '../lib/suite.js'
+
+// The components these recipes name.
+const components = [errorsPlugin, sessionPlugin]
 
 // Session-authenticated requests with sessions in Redis (127.0.0.1:6379):
 // sign in once (POST /login), then GET /p with the session cookie; without a
@@ -41,7 +44,7 @@ async function cleanUp (client: Redis, keyPrefix: string): Promise<void> {
 
 async function gatehouse (store: SessionStore): Promise<FastifyInstance> {
   const app = Fastify()
-  await middlewareChain(app, { middleware: { session: { store } } })
+  await middlewareChain(app, { middleware: { session: { store } } }, { components })
   app.post('/login', async (req) => { req.scope.session!.login('alice', 'member'); return { ok: true } })
   app.get('/p', { authRule: 'member' }, async () => body)
   return app

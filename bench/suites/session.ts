@@ -3,9 +3,12 @@ import fastifyCookie from '@fastify/cookie'
 import fastifySession from '@fastify/session'
 import fastifySecureSession from '@fastify/secure-session'
 import { middlewareChain } from '@fastify-gatehouse/core'
-import '@fastify-gatehouse/errors'
-import '@fastify-gatehouse/session'
+import { errorsPlugin } from '@fastify-gatehouse/errors'
+import { sessionPlugin } from '@fastify-gatehouse/session'
 import type { Suite } from '../lib/suite.js'
+
+// The components these recipes name.
+const components = [errorsPlugin, sessionPlugin]
 
 // A session-authenticated protected route: sign in once (POST /login), then
 // GET /p with the session cookie; without a signed-in session /p is refused.
@@ -31,7 +34,7 @@ export const suite: Suite = {
     bare: { label: 'bare Fastify (no session)', request: { path: '/p' }, build: async () => { const app = Fastify(); app.get('/p', async () => body); return app } },
     gatehouse: scenario('Gatehouse session (MemorySessionStore) + route rule', async () => {
       const app = Fastify()
-      await middlewareChain(app, { middleware: { session: true } })
+      await middlewareChain(app, { middleware: { session: true } }, { components })
       app.post('/login', async (req) => { req.scope.session!.login('alice', 'member'); return { ok: true } })
       app.get('/p', { authRule: 'member' }, async () => body)
       return app

@@ -1,11 +1,14 @@
 import Fastify, { type FastifyInstance } from 'fastify'
 import fastifyCors from '@fastify/cors'
 import { middlewareChain, type Recipe } from '@fastify-gatehouse/core'
-import '@fastify-gatehouse/errors'
-import '@fastify-gatehouse/cors'
-import '@fastify-gatehouse/csrf'
-import '@fastify-gatehouse/wellknown'
+import { errorsPlugin } from '@fastify-gatehouse/errors'
+import { corsPlugin } from '@fastify-gatehouse/cors'
+import { csrfPlugin } from '@fastify-gatehouse/csrf'
+import { wellknownPlugin } from '@fastify-gatehouse/wellknown'
 import type { Scenario } from '../../lib/suite.js'
+
+// The components these recipes name.
+const components = [errorsPlugin, corsPlugin, csrfPlugin, wellknownPlugin]
 
 // The security components, each alone in the chain, on a small JSON route;
 // the request is one the component must actually examine.
@@ -14,7 +17,7 @@ const ORIGIN = 'https://app.example.com'
 
 async function chained (recipe: Recipe, method: 'GET' | 'POST' = 'GET'): Promise<FastifyInstance> {
   const app = Fastify()
-  await middlewareChain(app, recipe)
+  await middlewareChain(app, recipe, { components })
   app.route({ method, url: '/', handler: async () => body })
   return app
 }

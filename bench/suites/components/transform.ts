@@ -5,9 +5,13 @@ import Fastify, { type FastifyInstance } from 'fastify'
 import fastifyCompress from '@fastify/compress'
 import fastifyEtag from '@fastify/etag'
 import { middlewareChain } from '@fastify-gatehouse/core'
-import '@fastify-gatehouse/cache'
-import '@fastify-gatehouse/compression'
+import { errorsPlugin } from '@fastify-gatehouse/errors'
+import { cachePlugin } from '@fastify-gatehouse/cache'
+import { compressionPlugin } from '@fastify-gatehouse/compression'
 import type { Scenario } from '../../lib/suite.js'
+
+// The components these recipes name (errors, on by default, as in the other suites).
+const components = [errorsPlugin, cachePlugin, compressionPlugin]
 
 const small = { hello: 'world', items: [1, 2, 3] }
 // About 20 KB of JSON that compresses like real API output (repeated keys, varied values).
@@ -31,7 +35,7 @@ export const transformScenarios: Record<string, Scenario> = {
     label: 'Gatehouse cache on, small JSON',
     build: async () => {
       const app = Fastify()
-      await middlewareChain(app, { middleware: { cache: true } })
+      await middlewareChain(app, { middleware: { cache: true } }, { components })
       app.get('/', async () => small)
       return app
     }
@@ -40,7 +44,7 @@ export const transformScenarios: Record<string, Scenario> = {
     label: 'Gatehouse cache on, a file route (request.scope.filePath), 200',
     build: async () => {
       const app = Fastify()
-      await middlewareChain(app, { middleware: { cache: true } })
+      await middlewareChain(app, { middleware: { cache: true } }, { components })
       fileRoute(app)
       return app
     }
@@ -49,7 +53,7 @@ export const transformScenarios: Record<string, Scenario> = {
     label: 'Gatehouse chain without cache, the same file route (reference for the row above)',
     build: async () => {
       const app = Fastify()
-      await middlewareChain(app, { middleware: {} })
+      await middlewareChain(app, { middleware: {} }, { components })
       fileRoute(app)
       return app
     }
@@ -92,7 +96,7 @@ export const transformScenarios: Record<string, Scenario> = {
     label: 'Gatehouse compression on, 20 KB JSON',
     build: async () => {
       const app = Fastify()
-      await middlewareChain(app, { middleware: { compression: true } })
+      await middlewareChain(app, { middleware: { compression: true } }, { components })
       app.get('/', async () => large)
       return app
     },

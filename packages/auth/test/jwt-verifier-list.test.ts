@@ -6,7 +6,10 @@ import Fastify from 'fastify'
 import { SignJWT } from 'jose'
 import { loadRecipe, middlewareChain } from '@fastify-gatehouse/core'
 import { AuthCore, authPlugin, type AuthOptions } from '@fastify-gatehouse/auth'
+import { errorsPlugin } from '@fastify-gatehouse/errors'
 import { build } from './helpers/build.js'
+
+const components = [errorsPlugin, authPlugin]
 
 const SECRET = 'a-very-long-shared-secret-of-32+bytes!'
 const OTHER = 'another-very-long-shared-secret-32+bytes'
@@ -37,11 +40,11 @@ test('the same list arms AuthCore, the component, a recipe and a config file', a
   const dir = t.testdir({
     'gatehouse.yaml': `auth_middleware:\n  jwt:\n    - name: idp\n      secret: "${SECRET}"\n      algorithm: HS256\n      tags: idp\n    - { name: internal, secret: "${OTHER}", algorithm: HS256 }\n`
   })
-  const recipe = await loadRecipe(join(dir, 'gatehouse.yaml'))
+  const recipe = await loadRecipe(join(dir, 'gatehouse.yaml'), { components })
   t.same(recipe.authMiddleware, { jwt }, 'the file form is the list, keys in camelCase')
   const fromFile = Fastify()
   t.teardown(() => fromFile.close())
-  await middlewareChain(fromFile, recipe)
+  await middlewareChain(fromFile, recipe, { components })
   fromFile.get('/me', async (req) => req.scope.auth)
   t.equal((await fromFile.inject({ url: '/me', headers: { authorization: `Bearer ${idp}` } })).json().backend, 'jwt:idp', 'loaded from a file')
 })
@@ -53,7 +56,7 @@ test('the old map shape is a boot error naming jwt, wherever it is given', async
   t.teardown(() => app.close())
   await t.rejects(async () => { await app.register(authPlugin, { jwt: map }).ready() }, { code: 'GATEHOUSE_CORE_INVALID_OPTIONS', message: /jwt: expected array/ })
   const dir = t.testdir({ 'g.yaml': `auth_middleware:\n  jwt:\n    idp: { secret: "${SECRET}", algorithm: HS256 }\n` })
-  await t.rejects(loadRecipe(join(dir, 'g.yaml')), { code: 'GATEHOUSE_CORE_INVALID_OPTIONS', message: /auth_middleware\.jwt: expected array$/ })
+  await t.rejects(loadRecipe(join(dir, 'g.yaml'), { components }), { code: 'GATEHOUSE_CORE_INVALID_OPTIONS', message: /auth_middleware\.jwt: expected array$/ })
 })
 
 test('every verifier is named, once', async (t) => {
@@ -66,5 +69,5 @@ test('every verifier is named, once', async (t) => {
   t.teardown(() => app.close())
   await t.rejects(async () => { await app.register(authPlugin, { jwt: twice }).ready() }, { code: 'GATEHOUSE_AUTH_INVALID_CONFIG', message: 'jwt[1].name: "idp" names two verifiers' })
   const dir = t.testdir({ 'g.yaml': `auth_middleware:\n  jwt:\n    - { secret: "${SECRET}", algorithm: HS256 }\n` })
-  await t.rejects(loadRecipe(join(dir, 'g.yaml')), { code: 'GATEHOUSE_CORE_INVALID_OPTIONS', message: /auth_middleware\.jwt\[0\]\.name: is required$/ })
+  await t.rejects(loadRecipe(join(dir, 'g.yaml'), { components }), { code: 'GATEHOUSE_CORE_INVALID_OPTIONS', message: /auth_middleware\.jwt\[0\]\.name: is required$/ })
 })

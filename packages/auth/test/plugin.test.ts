@@ -4,7 +4,7 @@ import Fastify, { type FastifyBaseLogger } from 'fastify'
 import pino from 'pino'
 import { loadRecipe, middlewareChain } from '@fastify-gatehouse/core'
 import { authPlugin, hashPassword } from '@fastify-gatehouse/auth'
-import { basicHeader } from './helpers/build.js'
+import { basicHeader, components } from './helpers/build.js'
 
 test('registered alone with app.register', async (t) => {
   const app = Fastify()
@@ -40,7 +40,7 @@ auth_middleware:
   basic_cache: { max: 10, ttl: 60 }
 `
   })
-  const recipe = await loadRecipe(join(dir, 'gatehouse.yaml'))
+  const recipe = await loadRecipe(join(dir, 'gatehouse.yaml'), { components })
   t.same(recipe.authMiddleware, {
     realm: 'shop',
     basic: { ops_user: { passwordHash: hash, tags: 'ops' } },
@@ -49,7 +49,7 @@ auth_middleware:
   })
   const app = Fastify()
   t.teardown(() => app.close())
-  await middlewareChain(app, recipe)
+  await middlewareChain(app, recipe, { components })
   app.get('/ops', { authRule: 'ops' }, async (req) => req.scope.auth)
   const res = await app.inject({ url: '/ops', headers: { authorization: basicHeader('ops_user', 'pw') } })
   t.same(res.json(), { identity: 'ops_user', tags: ['ops'], backend: 'basic' })
@@ -57,5 +57,5 @@ auth_middleware:
   t.equal(bad.headers['www-authenticate'], 'Basic realm="shop", charset="UTF-8"')
 
   const badDir = t.testdir({ 'g.yaml': 'auth_middleware:\n  jwt:\n    - { name: main, secret: x, algorithm: none }\n' })
-  await t.rejects(loadRecipe(join(badDir, 'g.yaml')), { code: 'GATEHOUSE_CORE_INVALID_OPTIONS', message: /auth_middleware\.jwt\[0\]\.algorithm: / })
+  await t.rejects(loadRecipe(join(badDir, 'g.yaml'), { components }), { code: 'GATEHOUSE_CORE_INVALID_OPTIONS', message: /auth_middleware\.jwt\[0\]\.algorithm: / })
 })

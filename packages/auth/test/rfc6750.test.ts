@@ -1,5 +1,5 @@
 import { test } from 'tap'
-import { basicHeader, build } from './helpers/build.js'
+import { basicHeader, build, components } from './helpers/build.js'
 
 const options = { bearer: { deploybot: { token: 'abc.DEF-123_~+/=', tags: 'ops' }, reader: { token: 'r3ad3r-token', tags: ['reader'] } } }
 
@@ -66,7 +66,7 @@ test('bad bearer entries fail at boot naming the entry', async (t) => {
   const { default: Fastify } = await import('fastify')
   const { middlewareChain } = await import('@fastify-gatehouse/core')
   const app = Fastify()
-  await t.rejects(middlewareChain(app, { authMiddleware: { bearer: { ci: { tags: 'x' } } } }),
+  await t.rejects(middlewareChain(app, { authMiddleware: { bearer: { ci: { tags: 'x' } } } }, { components }),
     { code: 'GATEHOUSE_CORE_INVALID_OPTIONS', message: 'authMiddleware.bearer.ci.token: is required' })
   await app.close()
 })

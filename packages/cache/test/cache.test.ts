@@ -176,9 +176,9 @@ test('option errors are boot errors with codes', async (t) => {
 })
 
 test('config files use snake_case keys', async (t) => {
-  const config = recipeFromConfig({ middleware: { cache: { max_age: 120, public: false, immutable: true, etag: 'content' } } })
+  const config = recipeFromConfig({ middleware: { cache: { max_age: 120, public: false, immutable: true, etag: 'content' } } }, { components: [cachePlugin] })
   t.same(config.middleware?.cache, { maxAge: 120, public: false, immutable: true, etag: 'content' })
-  t.throws(() => recipeFromConfig({ middleware: { cache: { max_age: 'soon' } } }), { code: 'GATEHOUSE_CORE_INVALID_OPTIONS', message: /^middleware\.cache\.max_age: / })
+  t.throws(() => recipeFromConfig({ middleware: { cache: { max_age: 'soon' } } }, { components: [cachePlugin] }), { code: 'GATEHOUSE_CORE_INVALID_OPTIONS', message: /^middleware\.cache\.max_age: / })
 })
 
 test('registered alone with app.register, and the caller\'s options untouched', async (t) => {

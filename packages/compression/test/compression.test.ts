@@ -274,9 +274,9 @@ test('boot errors: level out of 1–9, bad sizes and encodings, with codes and p
 })
 
 test('config files use snake_case keys; a bad level names the path as written', async (t) => {
-  const config = recipeFromConfig({ middleware: { compression: { minimum_size: 1000, compression_level: 9, encodings: ['br', 'gzip'] } } })
+  const config = recipeFromConfig({ middleware: { compression: { minimum_size: 1000, compression_level: 9, encodings: ['br', 'gzip'] } } }, { components: [compressionPlugin] })
   t.same(config.middleware?.compression, { minimumSize: 1000, compressionLevel: 9, encodings: ['br', 'gzip'] })
-  t.throws(() => recipeFromConfig({ middleware: { compression: { compression_level: 12 } } }),
+  t.throws(() => recipeFromConfig({ middleware: { compression: { compression_level: 12 } } }, { components: [compressionPlugin] }),
     { code: 'GATEHOUSE_CORE_INVALID_OPTIONS', message: /^middleware\.compression\.compression_level: / })
 })
 

@@ -8,9 +8,9 @@ import { gunzipSync } from 'node:zlib'
 import t0, { test } from 'tap'
 import Fastify from 'fastify'
 import { HttpError, middlewareChain } from '@fastify-gatehouse/core'
-import '@fastify-gatehouse/errors'
-import '@fastify-gatehouse/cache'
-import '@fastify-gatehouse/compression'
+import { errorsPlugin } from '@fastify-gatehouse/errors'
+import { cachePlugin } from '@fastify-gatehouse/cache'
+import { compressionPlugin } from '@fastify-gatehouse/compression'
 
 const dir = mkdtempSync(join(tmpdir(), 'gatehouse-interplay-'))
 t0.teardown(() => rmSync(dir, { recursive: true, force: true }))
@@ -23,7 +23,7 @@ const TAG = `"${Buffer.byteLength(SOURCE).toString(16)}-${MTIME.getTime().toStri
 
 async function build () {
   const app = Fastify()
-  const chain = await middlewareChain(app, { middleware: { cache: true, compression: true } })
+  const chain = await middlewareChain(app, { middleware: { cache: true, compression: true } }, { components: [errorsPlugin, cachePlugin, compressionPlugin] })
   app.get('/app.js', async (request, reply) => {
     request.scope.filePath = FILE
     return reply.type('application/javascript').send(createReadStream(FILE))

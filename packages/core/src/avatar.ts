@@ -1,5 +1,6 @@
 import { parseTags } from './tags.js'
 import { GATEHOUSE_CORE_INVALID_AVATAR } from './errors.js'
+import { brandClass } from './shared-identity.js'
 
 /** How an {@link Avatar} is built. */
 export interface AvatarInit {
@@ -49,3 +50,5 @@ export class Avatar {
     return { identity: this.identity, tags: this.tags, backend: this.backend }
   }
 }
+// An Avatar made by any copy of this package is an Avatar (auth checks `instanceof`).
+brandClass(Avatar, 'core.Avatar.v1')

@@ -1,13 +1,28 @@
 import type { FastifyInstance } from 'fastify'
-import { components as sharedRegistry, type ComponentRegistry } from './component.js'
+import type { ComponentList } from './component-list.js'
+import { GATEHOUSE_CORE_NO_COMPONENTS } from './errors.js'
 import { HookOrdering } from './hook-order.js'
+import { isPlainObject } from './plain-object.js'
 import { resolveRecipe, type Recipe } from './recipe.js'
 import { ensureScope, type AnyFastifyInstance } from './scope.js'
 
 /** Options of {@link middlewareChain}. */
 export interface MiddlewareChainOptions {
-  /** Where component names are looked up. Default: the shared registry. */
-  registry?: ComponentRegistry
+  /**
+   * The components the recipe may name, e.g. `[errorsPlugin, corsPlugin]`
+   * (`allComponents` of fastify-gatehouse holds every Gatehouse component).
+   * Components not in the list do not exist for the recipe, whatever was
+   * imported; `[]` installs only `request.scope` and route rules.
+   */
+  components: ComponentList
+}
+
+// The names a recipe mentions, for the message of a chain without components.
+function namedIn (recipe: unknown): string {
+  if (!isPlainObject(recipe)) return ''
+  const names = isPlainObject(recipe.middleware) ? Object.keys(recipe.middleware) : []
+  if (recipe.authMiddleware !== undefined && !names.includes('auth')) names.push('auth')
+  return names.length === 0 ? '' : ` (this recipe names ${names.join(', ')})`
 }
 
 /** A component the chain registered. */
@@ -24,16 +39,22 @@ export interface ChainEntry {
  * declaring routes: hooks and the error handler only reach routes declared
  * after them.
  *
- * Throws (before registering anything) on an unknown component name or an
- * invalid option. Resolves with the registered components, in order.
+ * Recipe names resolve against `options.components` only; without that
+ * option it throws `GATEHOUSE_CORE_NO_COMPONENTS` (the umbrella
+ * `fastify-gatehouse` exports a `middlewareChain` that passes every
+ * Gatehouse component). Throws (before registering anything) on an unknown
+ * component name, two components with one name or an invalid option.
+ * Resolves with the registered components, in order.
  */
 export async function middlewareChain (
   instance: AnyFastifyInstance,
-  recipe: Recipe = {},
-  options: MiddlewareChainOptions = {}
+  recipe: Recipe,
+  options: MiddlewareChainOptions
 ): Promise<ChainEntry[]> {
   const app = instance as FastifyInstance
-  const steps = resolveRecipe(recipe, options.registry ?? sharedRegistry)
+  const components = (options as Partial<MiddlewareChainOptions> | undefined)?.components
+  if (components === undefined) throw new GATEHOUSE_CORE_NO_COMPONENTS(namedIn(recipe))
+  const steps = resolveRecipe(recipe, components)
   await ensureScope(app)
   const ordering = new HookOrdering(app)
   for (const { component, options: componentOptions } of steps) {

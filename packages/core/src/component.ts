@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify'
 import fp from 'fastify-plugin'
 import type { TObject } from '@sinclair/typebox'
-import { GATEHOUSE_CORE_DUPLICATE_COMPONENT, GATEHOUSE_CORE_INVALID_COMPONENT } from './errors.js'
+import { GATEHOUSE_CORE_INVALID_COMPONENT } from './errors.js'
 import { validateOptions } from './validate.js'
 import { ensureScope } from './scope.js'
 
@@ -49,7 +49,7 @@ export interface ComponentDefinition<Options extends object> {
   plugin: FastifyPluginAsync<Options>
 }
 
-/** Registry facts of a component. */
+/** What a recipe knows of a component: its name, order, default and schema. */
 export interface ComponentInfo {
   readonly name: string
   readonly order: number
@@ -59,44 +59,12 @@ export interface ComponentInfo {
 
 /**
  * A component: a Fastify plugin (wrapped with fastify-plugin, so its hooks
- * cover the whole app) carrying its registry facts.
+ * cover the whole app) carrying its facts.
  */
 export type Component<Options extends object = Record<string, unknown>> =
   FastifyPluginAsync<Options> & { readonly component: ComponentInfo }
 
 const NAME = /^[a-z][a-z0-9-]*$/
-
-/** A set of components by name. Most code uses the shared {@link components}. */
-export class ComponentRegistry {
-  readonly #byName = new Map<string, Component<any>>()
-
-  /** Adds `component`; a second component with the same name is an error. */
-  add (component: Component<any>): void {
-    const { name } = component.component
-    if (this.#byName.has(name)) throw new GATEHOUSE_CORE_DUPLICATE_COMPONENT(name)
-    this.#byName.set(name, component)
-  }
-
-  /** The component named `name`, if defined. */
-  get (name: string): Component<any> | undefined {
-    return this.#byName.get(name)
-  }
-
-  /** Whether a component named `name` is defined. */
-  has (name: string): boolean {
-    return this.#byName.has(name)
-  }
-
-  /** All components, sorted by order then name (the chain's order). */
-  list (): Array<Component<any>> {
-    return [...this.#byName.values()].sort(compareComponents)
-  }
-
-  /** The names, sorted, for error messages. */
-  names (): string[] {
-    return [...this.#byName.keys()].sort()
-  }
-}
 
 /** Chain order: ascending order; equal orders by name. */
 export function compareComponents (a: Component<any>, b: Component<any>): number {
@@ -105,22 +73,15 @@ export function compareComponents (a: Component<any>, b: Component<any>): number
 }
 
 /**
- * The registry that components add themselves to when their package is imported.
- * D-CHAIN-03: importing a component package adds it here; recipes find components by name.
- */
-export const components = new ComponentRegistry()
-
-/**
  * Defines a component: validates the definition, wraps the plugin so that
- * its options are checked against `schema` and `request.scope` exists, adds
- * it to `registry` (default: the shared one) and returns it. The result is
- * a plain Fastify plugin: `app.register(component, options)` works alone,
- * and {@link middlewareChain} places it by its order.
+ * its options are checked against `schema` and `request.scope` exists, and
+ * returns it with its facts. Nothing global changes: a recipe can name the
+ * component only where it is handed to the chain (`middlewareChain(app,
+ * recipe, { components: [...] })`). The result is a plain Fastify plugin:
+ * `app.register(component, options)` works alone, and the chain places it
+ * by its order.
  */
-export function defineComponent<Options extends object> (
-  definition: ComponentDefinition<Options>,
-  registry: ComponentRegistry = components
-): Component<Options> {
+export function defineComponent<Options extends object> (definition: ComponentDefinition<Options>): Component<Options> {
   const { name, order = ORDER.custom, default: enabledByDefault = false, schema, plugin } = definition
   if (typeof name !== 'string' || !NAME.test(name)) {
     throw new GATEHOUSE_CORE_INVALID_COMPONENT(`name ${JSON.stringify(name)} must match ${String(NAME)}`)
@@ -148,6 +109,5 @@ export function defineComponent<Options extends object> (
     value: Object.freeze({ name, order, default: enabledByDefault, schema }),
     enumerable: true
   })
-  registry.add(component)
   return component
 }

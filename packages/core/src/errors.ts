@@ -4,14 +4,23 @@ import createError from '@fastify/error'
 // caller can tell them apart without matching on messages. Every code is
 // listed in docs/error-codes.md.
 
-/** A component name was defined twice in one registry. */
+/** Two different components with one name are in one components list (e.g. from two copies of a package). */
 export const GATEHOUSE_CORE_DUPLICATE_COMPONENT = createError<[string]>(
-  'GATEHOUSE_CORE_DUPLICATE_COMPONENT', 'A component named "%s" is already defined', 500, TypeError)
+  'GATEHOUSE_CORE_DUPLICATE_COMPONENT',
+  'Two different components are named "%s" in one components list; keep one (two copies of its package are installed, or a component of your own reuses the name)', 500, TypeError)
 
-/** A recipe names a component that no imported package defined. */
+/** A recipe names a component that is not in the components list it is resolved against. */
 export const GATEHOUSE_CORE_UNKNOWN_COMPONENT = createError<[string, string]>(
   'GATEHOUSE_CORE_UNKNOWN_COMPONENT',
-  'Unknown component "%s" (known: %s); a component joins the registry when its package is imported', 500, TypeError)
+  'Unknown component "%s" (known: %s); a recipe names only the components passed to it: add its plugin to { components: [...] } of middlewareChain, loadRecipe or AppServer, or use fastify-gatehouse, whose middlewareChain and loadRecipe know every Gatehouse component', 500, TypeError)
+
+/**
+ * `middlewareChain` of @fastify-gatehouse/core was called without the list
+ * of components its recipe may name; the message names the recipe's components.
+ */
+export const GATEHOUSE_CORE_NO_COMPONENTS = createError<[string]>(
+  'GATEHOUSE_CORE_NO_COMPONENTS',
+  'middlewareChain needs the components its recipe may name%s: pass them, e.g. middlewareChain(app, recipe, { components: [errorsPlugin, corsPlugin] }), or import middlewareChain from fastify-gatehouse, which passes every Gatehouse component', 500, TypeError)
 
 /** Options (of a component or a recipe section) fail their schema; the message starts with the path. */
 export const GATEHOUSE_CORE_INVALID_OPTIONS = createError<[string, string]>(

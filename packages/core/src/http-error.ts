@@ -1,6 +1,7 @@
 import { STATUS_CODES } from 'node:http'
 import { GATEHOUSE_CORE_INVALID_HTTP_ERROR } from './errors.js'
 import { isToken } from './http-syntax.js'
+import { brandClass } from './shared-identity.js'
 
 /** Extra headers an error response carries, e.g. `WWW-Authenticate` or `Retry-After`. */
 export type ErrorHeaders = Readonly<Record<string, string | readonly string[]>>
@@ -58,6 +59,8 @@ export class HttpError extends Error {
     this.headers = Object.freeze(headers)
   }
 }
+// The errors component answers an HttpError of any copy of this package.
+brandClass(HttpError, 'core.HttpError.v1')
 
 /**
  * Thrown to answer with a redirect: the errors component sends `status`
@@ -82,3 +85,4 @@ export class Redirect extends Error {
     this.statusCode = status
   }
 }
+brandClass(Redirect, 'core.Redirect.v1')

@@ -8,14 +8,16 @@ export type { ErrorHeaders, HttpErrorOptions } from './http-error.js'
 export { safeNextPath } from './safe-next-path.js'
 export { formatChallenge, quoteString } from './challenge.js'
 export { ensureScope } from './scope.js'
+export { brandClass, processWide } from './shared-identity.js'
 export { trackRouteRules } from './rule-coverage.js'
 export { AuthRuleSyntaxError, compileAuthRule } from './auth-rule.js'
 // The `authRule` route option (declaration merging into Fastify's types; D-RULES-05).
 export type {} from './route-rules.js'
 export type { AuthRule, Tagged } from './auth-rule.js'
 export type { AnyFastifyInstance, RequestScope } from './scope.js'
-export { ComponentRegistry, components, defineComponent, ORDER } from './component.js'
+export { defineComponent, ORDER } from './component.js'
 export type { Component, ComponentDefinition, ComponentInfo } from './component.js'
+export type { ComponentList } from './component-list.js'
 export { middlewareChain } from './chain.js'
 export type { ChainEntry, MiddlewareChainOptions } from './chain.js'
 export { resolveRecipe } from './recipe.js'
@@ -54,6 +56,7 @@ export {
   GATEHOUSE_CORE_INVALID_TAGS,
   GATEHOUSE_CORE_INVALID_COMPONENT,
   GATEHOUSE_CORE_INVALID_OPTIONS,
+  GATEHOUSE_CORE_NO_COMPONENTS,
   GATEHOUSE_CORE_ROUTES_BEFORE_CHAIN,
   GATEHOUSE_CORE_UNENFORCED_AUTH_RULE,
   GATEHOUSE_CORE_UNKNOWN_COMPONENT

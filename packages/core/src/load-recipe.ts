@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises'
 import { extname } from 'node:path'
 import { Type, type TObject, type TSchema } from '@sinclair/typebox'
 import { parse as parseYaml } from 'yaml'
-import { components as sharedRegistry, type ComponentRegistry } from './component.js'
+import { componentsByName, knownNames, type ComponentList } from './component-list.js'
 import { GATEHOUSE_CORE_CONFIG_FILE, GATEHOUSE_CORE_INVALID_OPTIONS, GATEHOUSE_CORE_UNKNOWN_COMPONENT } from './errors.js'
 import { resolveRecipe, type ComponentSetting, type Recipe } from './recipe.js'
 import { camelToSnake, fromFileKeys, joinPath, validateOptions } from './validate.js'
@@ -26,8 +26,13 @@ export interface GatehouseConfig extends Recipe {
 
 /** Options of {@link loadRecipe} and {@link recipeFromConfig}. */
 export interface LoadRecipeOptions {
-  /** Where component names are looked up. Default: the shared registry. */
-  registry?: ComponentRegistry
+  /**
+   * The components the file's `middleware` and `auth_middleware` sections
+   * may name (their schemas convert and check the options). Default: none,
+   * so a file naming a component needs them (`loadRecipe` of
+   * fastify-gatehouse passes every Gatehouse component).
+   */
+  components?: ComponentList
   /** Schema of `server_app`, supplied by the package that owns it (@fastify-gatehouse/server). */
   serverAppSchema?: TObject
 }
@@ -60,12 +65,13 @@ function section (
 /**
  * Converts a parsed config object with the spec's snake_case keys
  * (`server`, `middleware`, `auth_middleware`, `server_app`) to the camelCase
- * form and validates it against the registered components' schemas. Errors
+ * form and validates it against the schemas of `options.components`. Errors
  * name the path as written, e.g. `middleware.compression.minimum_size:
  * expected integer`.
  */
 export function recipeFromConfig (config: unknown, options: LoadRecipeOptions = {}): GatehouseConfig {
-  const registry = options.registry ?? sharedRegistry
+  const components = options.components ?? []
+  const byName = componentsByName(components)
   if (!isPlainObject(config)) throw new GATEHOUSE_CORE_INVALID_OPTIONS('config', 'expected a mapping at the top level')
   const result: GatehouseConfig = {}
   for (const [key, value] of Object.entries(config)) {
@@ -79,8 +85,8 @@ export function recipeFromConfig (config: unknown, options: LoadRecipeOptions = 
         if (!isPlainObject(value)) throw new GATEHOUSE_CORE_INVALID_OPTIONS('middleware', 'expected a mapping')
         const middleware: Record<string, ComponentSetting> = {}
         for (const [name, setting] of Object.entries(value)) {
-          const component = registry.get(name)
-          if (component === undefined) throw new GATEHOUSE_CORE_UNKNOWN_COMPONENT(name, registry.names().join(', ') || 'none')
+          const component = byName.get(name)
+          if (component === undefined) throw new GATEHOUSE_CORE_UNKNOWN_COMPONENT(name, knownNames(byName))
           const path = joinPath('middleware', name)
           middleware[name] = isPlainObject(setting) && component.component.schema !== undefined
             ? section(component.component.schema, setting, path, '') as Record<string, unknown>
@@ -90,8 +96,8 @@ export function recipeFromConfig (config: unknown, options: LoadRecipeOptions = 
         break
       }
       case 'auth_middleware':
-        result.authMiddleware = section(registry.get('auth')?.component.schema, value, 'auth_middleware',
-          'the auth component is not installed (import @fastify-gatehouse/auth)') as Record<string, unknown>
+        result.authMiddleware = section(byName.get('auth')?.component.schema, value, 'auth_middleware',
+          'the auth component is not in the components list (add authPlugin of @fastify-gatehouse/auth)') as Record<string, unknown>
         break
       // D-CONFIG-01: validated by the schema its owner supplies; without one the section is an error.
       case 'server_app':
@@ -107,7 +113,7 @@ export function recipeFromConfig (config: unknown, options: LoadRecipeOptions = 
   resolveRecipe({
     ...(result.middleware === undefined ? {} : { middleware: result.middleware }),
     ...(result.authMiddleware === undefined ? {} : { authMiddleware: result.authMiddleware })
-  }, registry)
+  }, components)
   return result
 }
 

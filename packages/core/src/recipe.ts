@@ -1,5 +1,6 @@
-import type { Component, ComponentRegistry } from './component.js'
+import type { Component } from './component.js'
 import { compareComponents } from './component.js'
+import { componentsByName, knownNames, type ComponentList } from './component-list.js'
 import { GATEHOUSE_CORE_INVALID_OPTIONS, GATEHOUSE_CORE_UNKNOWN_COMPONENT } from './errors.js'
 import { joinPath, validateOptions } from './validate.js'
 import { isPlainObject } from './plain-object.js'
@@ -9,7 +10,8 @@ export type ComponentSetting = boolean | 'on' | 'off' | Record<string, unknown>
 
 /**
  * Which components run and with what options (camelCase keys). Components
- * not named follow their default (only `errors` is on by default).
+ * not named follow their default (of Gatehouse's, only `errors` is on by
+ * default). Names resolve against the components list passed with the recipe.
  */
 export interface Recipe {
   /** Component name → setting. */
@@ -35,12 +37,14 @@ function settingOptions (setting: unknown, path: string): Record<string, unknown
 }
 
 /**
- * Resolves a recipe against `registry`: validates it and returns the
+ * Resolves a recipe against `components`: validates it and returns the
  * components that are on, in chain order (ascending order, then name).
- * Throws `GATEHOUSE_CORE_UNKNOWN_COMPONENT` for a name not in the registry
- * and `GATEHOUSE_CORE_INVALID_OPTIONS` for a bad setting or option.
+ * Throws `GATEHOUSE_CORE_UNKNOWN_COMPONENT` for a name not in the list,
+ * `GATEHOUSE_CORE_DUPLICATE_COMPONENT` for two components with one name and
+ * `GATEHOUSE_CORE_INVALID_OPTIONS` for a bad setting or option.
  */
-export function resolveRecipe (recipe: Recipe, registry: ComponentRegistry): ChainStep[] {
+export function resolveRecipe (recipe: Recipe, components: ComponentList): ChainStep[] {
+  const byName = componentsByName(components)
   if (!isPlainObject(recipe)) throw new GATEHOUSE_CORE_INVALID_OPTIONS('recipe', 'expected an object')
   for (const key of Object.keys(recipe)) {
     if (key !== 'middleware' && key !== 'authMiddleware') {
@@ -52,7 +56,7 @@ export function resolveRecipe (recipe: Recipe, registry: ComponentRegistry): Cha
 
   const chosen = new Map<string, Record<string, unknown> | null>()
   for (const [name, setting] of Object.entries(middleware)) {
-    if (name === '__proto__' || !registry.has(name)) throw new GATEHOUSE_CORE_UNKNOWN_COMPONENT(name, registry.names().join(', ') || 'none')
+    if (!byName.has(name)) throw new GATEHOUSE_CORE_UNKNOWN_COMPONENT(name, knownNames(byName))
     chosen.set(name, settingOptions(setting, joinPath('middleware', name)))
   }
 
@@ -61,8 +65,8 @@ export function resolveRecipe (recipe: Recipe, registry: ComponentRegistry): Cha
     if (!isPlainObject(recipe.authMiddleware)) {
       throw new GATEHOUSE_CORE_INVALID_OPTIONS('authMiddleware', 'expected an object')
     }
-    if (!registry.has('auth')) {
-      throw new GATEHOUSE_CORE_UNKNOWN_COMPONENT('auth', `${registry.names().join(', ') || 'none'}; import @fastify-gatehouse/auth to use authMiddleware`)
+    if (!byName.has('auth')) {
+      throw new GATEHOUSE_CORE_UNKNOWN_COMPONENT('auth', `${knownNames(byName)}; authMiddleware configures authPlugin of @fastify-gatehouse/auth`)
     }
     const explicit = chosen.get('auth')
     if (explicit !== undefined && explicit !== null && Object.keys(explicit).length > 0) {
@@ -74,7 +78,7 @@ export function resolveRecipe (recipe: Recipe, registry: ComponentRegistry): Cha
 
   // D-CHAIN-04: the whole recipe is validated, with recipe paths, before anything registers.
   const steps: ChainStep[] = []
-  for (const component of registry.list()) {
+  for (const component of byName.values()) {
     const { name, schema } = component.component
     const options = chosen.has(name) ? chosen.get(name) : (component.component.default ? {} : null)
     if (options === null || options === undefined) continue

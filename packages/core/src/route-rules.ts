@@ -2,6 +2,7 @@ import type { FastifyInstance, onRequestHookHandler, RouteOptions } from 'fastif
 import { compileAuthRule, AuthRuleSyntaxError } from './auth-rule.js'
 import { GATEHOUSE_CORE_FORBIDDEN, GATEHOUSE_CORE_INVALID_AUTH_RULE } from './errors.js'
 import { markRuleCompiled } from './rule-coverage.js'
+import { processWide } from './shared-identity.js'
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -21,10 +22,15 @@ declare module 'fastify' {
   }
 }
 
-const enforcers = new WeakSet<onRequestHookHandler>()
+// Process-wide, like the symbol below: another copy of this package may have
+// compiled the GET route a HEAD route is copied from (shared-identity.ts).
+const enforcers = processWide('core.ruleEnforcers.v1', () => new WeakSet<onRequestHookHandler>())
 
-/** Marks a route config whose rule was compiled (a symbol: JSON and users never see it). */
-export const kRuleEnforced = Symbol('gatehouse.ruleEnforced')
+/**
+ * Marks a route config whose rule was compiled (a symbol: JSON and users
+ * never see it; registered, so that every copy of this package reads it).
+ */
+export const kRuleEnforced = Symbol.for('fastify-gatehouse.core.ruleEnforced.v1')
 
 /**
  * True when a route's config names a rule that no `onRoute` hook compiled

@@ -1,6 +1,7 @@
 import type { FastifyInstance, RouteOptions } from 'fastify'
 import { GATEHOUSE_CORE_ROUTES_BEFORE_CHAIN, GATEHOUSE_CORE_UNENFORCED_AUTH_RULE } from './errors.js'
 import type { AnyFastifyInstance } from './scope.js'
+import { processWide } from './shared-identity.js'
 
 // D-RULES-07 and D-RULES-08: why these checks, and what they cannot see.
 // Boot-time proof that every route rule is enforced. Fastify's `onRoute`
@@ -15,9 +16,11 @@ import type { AnyFastifyInstance } from './scope.js'
 
 // The route options objects whose rule an `enforceRouteRules` hook compiled.
 // Fastify hands every `onRoute` hook of a route the same object.
-const compiled = new WeakSet<object>()
+// Process-wide: the chain and trackRouteRules may come from two copies of
+// this package (shared-identity.ts).
+const compiled = processWide('core.compiledRouteRules.v1', () => new WeakSet<object>())
 // Fastify roots (keyed by their HTTP server) tracked from their first route.
-const tracked = new WeakSet<object>()
+const tracked = processWide('core.trackedRoots.v1', () => new WeakSet<object>())
 
 /** Records that `route`'s rule is enforced (called by the compiling `onRoute` hook). */
 export function markRuleCompiled (route: object): void {

@@ -2,23 +2,22 @@ import { test } from 'tap'
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { Type } from '@sinclair/typebox'
-import { ComponentRegistry, defineComponent, loadRecipe, recipeFromConfig } from '@fastify-gatehouse/core'
+import { defineComponent, loadRecipe, recipeFromConfig } from '@fastify-gatehouse/core'
 
-function registry () {
-  const r = new ComponentRegistry()
-  defineComponent({ name: 'errors', order: 100, default: true, schema: Type.Object({ debug: Type.Optional(Type.Boolean()) }, { additionalProperties: false }), plugin: async () => {} }, r)
+const COMPONENTS = [
+  defineComponent({ name: 'errors', order: 100, default: true, schema: Type.Object({ debug: Type.Optional(Type.Boolean()) }, { additionalProperties: false }), plugin: async () => {} }),
   defineComponent({
     name: 'compression',
     order: 900,
     schema: Type.Object({ minimumSize: Type.Optional(Type.Integer()), level: Type.Optional(Type.Integer()) }, { additionalProperties: false }),
     plugin: async () => {}
-  }, r)
+  }),
   defineComponent({
     name: 'wellknown',
     order: 150,
     schema: Type.Object({ documents: Type.Optional(Type.Record(Type.String(), Type.Unknown())) }, { additionalProperties: false }),
     plugin: async () => {}
-  }, r)
+  }),
   defineComponent({
     name: 'auth',
     order: 400,
@@ -26,9 +25,8 @@ function registry () {
       basic: Type.Optional(Type.Record(Type.String(), Type.Object({ password: Type.String(), tags: Type.Optional(Type.String()) }, { additionalProperties: false })))
     }),
     plugin: async () => {}
-  }, r)
-  return r
-}
+  })
+]
 
 const serverAppSchema = Type.Object({
   login: Type.Optional(Type.Object({ maxAttempts: Type.Optional(Type.Integer()), backoff: Type.Optional(Type.Number()) }, { additionalProperties: false }))
@@ -58,7 +56,7 @@ server_app:
     backoff: 10
 `
   })
-  const config = await loadRecipe(join(dir, 'gatehouse.yaml'), { registry: registry(), serverAppSchema })
+  const config = await loadRecipe(join(dir, 'gatehouse.yaml'), { components: COMPONENTS, serverAppSchema })
   t.same(config, {
     server: { host: '127.0.0.1', port: 8000, externalUrl: 'https://app.example.com' },
     middleware: {
@@ -73,12 +71,12 @@ server_app:
 
 test('a JSON file works the same', async (t) => {
   const dir = t.testdir({ 'g.json': JSON.stringify({ middleware: { compression: { minimum_size: 10 } } }) })
-  t.same(await loadRecipe(join(dir, 'g.json'), { registry: registry() }), { middleware: { compression: { minimumSize: 10 } } })
+  t.same(await loadRecipe(join(dir, 'g.json'), { components: COMPONENTS }), { middleware: { compression: { minimumSize: 10 } } })
 })
 
 test('an empty file is an empty recipe', async (t) => {
   const dir = t.testdir({ 'empty.yml': '' })
-  t.same(await loadRecipe(join(dir, 'empty.yml'), { registry: registry() }), {})
+  t.same(await loadRecipe(join(dir, 'empty.yml'), { components: COMPONENTS }), {})
 })
 
 test('a bad key or type is reported with its path as written', async (t) => {
@@ -100,9 +98,9 @@ test('a bad key or type is reported with its path as written', async (t) => {
     [[1, 2], 'config: expected a mapping at the top level']
   ]
   for (const [config, message] of cases) {
-    t.throws(() => recipeFromConfig(config, { registry: registry() }), { message }, JSON.stringify(config))
+    t.throws(() => recipeFromConfig(config, { components: COMPONENTS }), { message }, JSON.stringify(config))
   }
-  t.throws(() => recipeFromConfig({ server_app: { login: { max_attempts: 'x' } } }, { registry: registry(), serverAppSchema }),
+  t.throws(() => recipeFromConfig({ server_app: { login: { max_attempts: 'x' } } }, { components: COMPONENTS, serverAppSchema }),
     { code: 'GATEHOUSE_CORE_INVALID_OPTIONS', message: 'server_app.login.max_attempts: expected integer' })
 })
 
@@ -114,13 +112,13 @@ test('file errors name the file', async (t) => {
     'bad.yaml': 'middleware:\n  compression:\n    minimum_size: nope\n',
     'config.toml': ''
   })
-  await t.rejects(loadRecipe(join(dir, 'broken.yaml'), { registry: registry() }),
+  await t.rejects(loadRecipe(join(dir, 'broken.yaml'), { components: COMPONENTS }),
     { code: 'GATEHOUSE_CORE_CONFIG_FILE', message: new RegExp(`^Cannot load config file ${dir}/broken\\.yaml: `) })
-  await t.rejects(loadRecipe(join(dir, 'dupe.yaml'), { registry: registry() }), { code: 'GATEHOUSE_CORE_CONFIG_FILE', message: /unique/i })
-  await t.rejects(loadRecipe(join(dir, 'broken.json'), { registry: registry() }), { code: 'GATEHOUSE_CORE_CONFIG_FILE' })
-  await t.rejects(loadRecipe(join(dir, 'missing.yaml'), { registry: registry() }), { code: 'GATEHOUSE_CORE_CONFIG_FILE', message: /ENOENT/ })
-  await t.rejects(loadRecipe(join(dir, 'config.toml'), { registry: registry() }), { code: 'GATEHOUSE_CORE_CONFIG_FILE', message: /\.yaml, \.yml or \.json/ })
-  await t.rejects(loadRecipe(join(dir, 'bad.yaml'), { registry: registry() }),
+  await t.rejects(loadRecipe(join(dir, 'dupe.yaml'), { components: COMPONENTS }), { code: 'GATEHOUSE_CORE_CONFIG_FILE', message: /unique/i })
+  await t.rejects(loadRecipe(join(dir, 'broken.json'), { components: COMPONENTS }), { code: 'GATEHOUSE_CORE_CONFIG_FILE' })
+  await t.rejects(loadRecipe(join(dir, 'missing.yaml'), { components: COMPONENTS }), { code: 'GATEHOUSE_CORE_CONFIG_FILE', message: /ENOENT/ })
+  await t.rejects(loadRecipe(join(dir, 'config.toml'), { components: COMPONENTS }), { code: 'GATEHOUSE_CORE_CONFIG_FILE', message: /\.yaml, \.yml or \.json/ })
+  await t.rejects(loadRecipe(join(dir, 'bad.yaml'), { components: COMPONENTS }),
     { code: 'GATEHOUSE_CORE_INVALID_OPTIONS', message: `${join(dir, 'bad.yaml')}: middleware.compression.minimum_size: expected integer` })
 })
 
@@ -128,18 +126,18 @@ test('a file over 1 MiB is refused', async (t) => {
   const dir = t.testdir({})
   const path = join(dir, 'huge.json')
   writeFileSync(path, JSON.stringify({ pad: 'x'.repeat(1024 * 1024) }))
-  await t.rejects(loadRecipe(path, { registry: registry() }), { code: 'GATEHOUSE_CORE_CONFIG_FILE', message: /larger than/ })
+  await t.rejects(loadRecipe(path, { components: COMPONENTS }), { code: 'GATEHOUSE_CORE_CONFIG_FILE', message: /larger than/ })
 })
 
 test('a YAML alias bomb is refused, not expanded', async (t) => {
   const lines = ['a: &a ["x","x","x","x","x","x","x","x","x"]']
   for (let i = 0; i < 12; i++) lines.push(`${String.fromCharCode(98 + i)}: &${String.fromCharCode(98 + i)} [${Array(9).fill('*' + String.fromCharCode(97 + i)).join(',')}]`)
   const dir = t.testdir({ 'bomb.yaml': lines.join('\n') + '\n' })
-  await t.rejects(loadRecipe(join(dir, 'bomb.yaml'), { registry: registry() }), { code: 'GATEHOUSE_CORE_CONFIG_FILE' })
+  await t.rejects(loadRecipe(join(dir, 'bomb.yaml'), { components: COMPONENTS }), { code: 'GATEHOUSE_CORE_CONFIG_FILE' })
 })
 
 test('the server section carries the server limits, snake_case, checked like the rest', async (t) => {
-  const config = recipeFromConfig({ server: { host: '127.0.0.1', request_timeout: 30_000, headers_timeout: 10_000, keep_alive_timeout: 5000, connection_timeout: 0, body_limit: 4096, max_connections: 100, max_requests_per_socket: 50 } }, { registry: registry() })
+  const config = recipeFromConfig({ server: { host: '127.0.0.1', request_timeout: 30_000, headers_timeout: 10_000, keep_alive_timeout: 5000, connection_timeout: 0, body_limit: 4096, max_connections: 100, max_requests_per_socket: 50 } }, { components: COMPONENTS })
   t.same(config.server, { host: '127.0.0.1', requestTimeout: 30_000, headersTimeout: 10_000, keepAliveTimeout: 5000, connectionTimeout: 0, bodyLimit: 4096, maxConnections: 100, maxRequestsPerSocket: 50 })
   const bad: Array<[Record<string, unknown>, string]> = [
     [{ request_timout: 1 }, 'server.request_timout: unknown option'],
@@ -149,6 +147,6 @@ test('the server section carries the server limits, snake_case, checked like the
     [{ headers_timeout: 90_000 }, 'server.headers_timeout: 90000 ms must not exceed request_timeout (60000 ms): the head is part of the request']
   ]
   for (const [server, message] of bad) {
-    t.throws(() => recipeFromConfig({ server }, { registry: registry() }), { code: 'GATEHOUSE_CORE_INVALID_OPTIONS', message }, message)
+    t.throws(() => recipeFromConfig({ server }, { components: COMPONENTS }), { code: 'GATEHOUSE_CORE_INVALID_OPTIONS', message }, message)
   }
 })

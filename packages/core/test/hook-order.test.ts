@@ -1,7 +1,7 @@
 import { test } from 'tap'
 import Fastify from 'fastify'
 import { middlewareChain } from '@fastify-gatehouse/core'
-import { of, recordingRegistry, REQUEST_HOOKS, RESPONSE_HOOKS } from './helpers/recorder.js'
+import { of, recordingComponents, REQUEST_HOOKS, RESPONSE_HOOKS } from './helpers/recorder.js'
 
 // Defined deliberately out of order; z-late sorts after a-early at the 900 tie.
 const SPECS = [
@@ -16,8 +16,7 @@ const DESCENDING = ['a-early', 'z-late', 'custom', 'security-like', 'logging-lik
 
 async function build (trace: string[]) {
   const app = Fastify()
-  const registry = recordingRegistry(SPECS, trace)
-  const chain = await middlewareChain(app, {}, { registry })
+  const chain = await middlewareChain(app, {}, { components: recordingComponents(SPECS, trace) })
   let settle: () => void = () => {}
   // Added after the chain: runs after every component's onResponse.
   app.addHook('onResponse', async () => { settle() })
@@ -103,8 +102,8 @@ test('control: registered directly, Fastify runs onSend in registration order', 
   const trace: string[] = []
   const app = Fastify()
   t.teardown(() => app.close())
-  const registry = recordingRegistry(SPECS, trace)
-  for (const component of registry.list()) await app.register(component)
+  const components = recordingComponents(SPECS, trace)
+  for (const name of ASCENDING) await app.register(components.find((c) => c.component.name === name)!)
   app.get('/', async () => 'ok')
   await app.inject('/')
   t.same(of(trace, 'onSend'), ASCENDING, 'without the chain the response phase is not an onion')
@@ -112,12 +111,11 @@ test('control: registered directly, Fastify runs onSend in registration order', 
 
 test('an error thrown from a component\'s onRequest hook unwinds through every response hook', async (t) => {
   const trace: string[] = []
-  const registry = recordingRegistry(SPECS, trace)
   const { defineComponent } = await import('@fastify-gatehouse/core')
-  defineComponent({ name: 'thrower', order: 350, default: true, plugin: async (app) => { app.addHook('onRequest', async () => { trace.push('thrower:onRequest'); throw new Error('refused') }) } }, registry)
+  const thrower = defineComponent({ name: 'thrower', order: 350, default: true, plugin: async (app) => { app.addHook('onRequest', async () => { trace.push('thrower:onRequest'); throw new Error('refused') }) } })
   const app = Fastify()
   t.teardown(() => app.close())
-  await middlewareChain(app, {}, { registry })
+  await middlewareChain(app, {}, { components: [...recordingComponents(SPECS, trace), thrower] })
   let settle: () => void = () => {}
   const finished = new Promise<void>((resolve) => { settle = resolve })
   app.addHook('onResponse', async () => { settle() })

@@ -1,13 +1,12 @@
 import { test } from 'tap'
 import Fastify from 'fastify'
-import { ComponentRegistry, middlewareChain } from '@fastify-gatehouse/core'
-import { fakeAuthRegistry } from './helpers/fake-auth.js'
+import { middlewareChain } from '@fastify-gatehouse/core'
+import { fakeAuthComponents } from './helpers/fake-auth.js'
 
 // An auth stand-in at order 400: `x-user: name:tag1,tag2` becomes the caller.
 async function build () {
-  const registry = fakeAuthRegistry()
   const app = Fastify()
-  await middlewareChain(app, {}, { registry })
+  await middlewareChain(app, {}, { components: fakeAuthComponents() })
   let parsed = 0
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
     parsed++
@@ -86,7 +85,7 @@ test('a malformed rule fails at boot naming the route and the rule', async (t) =
     [{ authRule: 42 }, 'Invalid authRule 42 on GET /bad: a rule must be a string']
   ] as const) {
     const app = Fastify()
-    await middlewareChain(app, {}, { registry: new ComponentRegistry() })
+    await middlewareChain(app, {}, { components: [] })
     t.throws(() => app.get('/bad', options as never, async () => 'x'), { code: 'GATEHOUSE_CORE_INVALID_AUTH_RULE', message })
     await app.close()
   }
@@ -95,7 +94,7 @@ test('a malformed rule fails at boot naming the route and the rule', async (t) =
 test('with no auth at all, a rule is a 403', async (t) => {
   const app = Fastify()
   t.teardown(() => app.close())
-  await middlewareChain(app, {}, { registry: new ComponentRegistry() })
+  await middlewareChain(app, {}, { components: [] })
   app.get('/admin', { authRule: 'admin' }, async () => 'admin')
   t.equal((await app.inject('/admin')).statusCode, 403)
 })

@@ -1,11 +1,11 @@
 import { test } from 'tap'
 import Fastify from 'fastify'
-import { Avatar, ensureScope, middlewareChain, ComponentRegistry } from '@fastify-gatehouse/core'
+import { Avatar, ensureScope, middlewareChain } from '@fastify-gatehouse/core'
 
 test('every request gets a fresh scope object', async (t) => {
   const app = Fastify()
   t.teardown(() => app.close())
-  await middlewareChain(app, {}, { registry: new ComponentRegistry() })
+  await middlewareChain(app, {}, { components: [] })
   const scopes: object[] = []
   app.get('/', async (req) => {
     scopes.push(req.scope)

@@ -66,9 +66,9 @@ test('bad options are boot errors naming the option', async (t) => {
 })
 
 test('config files use snake_case keys', async (t) => {
-  const config = recipeFromConfig({ middleware: { cors: { allow_origins: 'https://a.example', allow_credentials: true, expose_headers: ['x-total'], max_age: 60, allow_methods: 'GET', allow_headers: '*' } } })
+  const config = recipeFromConfig({ middleware: { cors: { allow_origins: 'https://a.example', allow_credentials: true, expose_headers: ['x-total'], max_age: 60, allow_methods: 'GET', allow_headers: '*' } } }, { components: [corsPlugin] })
   t.same(config.middleware, { cors: { allowOrigins: 'https://a.example', allowCredentials: true, exposeHeaders: ['x-total'], maxAge: 60, allowMethods: 'GET', allowHeaders: '*' } })
-  t.throws(() => recipeFromConfig({ middleware: { cors: { max_age: 'soon' } } }), { code: 'GATEHOUSE_CORE_INVALID_OPTIONS', message: /middleware\.cors\.max_age/ })
+  t.throws(() => recipeFromConfig({ middleware: { cors: { max_age: 'soon' } } }, { components: [corsPlugin] }), { code: 'GATEHOUSE_CORE_INVALID_OPTIONS', message: /middleware\.cors\.max_age/ })
 })
 
 test('works registered alone with app.register()', async (t) => {

@@ -35,9 +35,9 @@ test('bad options are boot errors naming the option', async (t) => {
 })
 
 test('config files use snake_case keys', async (t) => {
-  const config = recipeFromConfig({ middleware: { csrf: { cookie_name: 'sid', allow_origins: 'https://a.example' } } })
+  const config = recipeFromConfig({ middleware: { csrf: { cookie_name: 'sid', allow_origins: 'https://a.example' } } }, { components: [csrfPlugin] })
   t.same(config.middleware, { csrf: { cookieName: 'sid', allowOrigins: 'https://a.example' } })
-  t.throws(() => recipeFromConfig({ middleware: { csrf: { cookieName: 'sid' } } }), { code: 'GATEHOUSE_CORE_INVALID_OPTIONS', message: /config files use snake_case: cookie_name/ })
+  t.throws(() => recipeFromConfig({ middleware: { csrf: { cookieName: 'sid' } } }, { components: [csrfPlugin] }), { code: 'GATEHOUSE_CORE_INVALID_OPTIONS', message: /config files use snake_case: cookie_name/ })
 })
 
 test('registered alone (no session component), it still refuses a forged POST', async (t) => {

@@ -1,11 +1,19 @@
 // The public API of every Gatehouse package, in one import (DESIGN §1).
-// Importing this module also registers every component.
+// Importing it has no side effect: `allComponents` lists every component,
+// and this package's middlewareChain and loadRecipe resolve names against it.
+// The Redis stores are at fastify-gatehouse/redis, so that ioredis loads
+// only for who uses them.
 
 export {
-  Avatar, HttpError, Redirect, safeNextPath, parseTags, compileAuthRule, defineComponent, middlewareChain,
-  loadRecipe, recipeFromConfig, ComponentRegistry, components, ORDER, formatChallenge, redactText, serverLimitDefaults
+  Avatar, HttpError, Redirect, safeNextPath, parseTags, compileAuthRule, defineComponent,
+  ORDER, formatChallenge, redactText, serverLimitDefaults
 } from '@fastify-gatehouse/core'
-export type { AvatarInit, Recipe, ComponentSetting, GatehouseConfig, RequestScope, Component, ComponentDefinition, AuthRule, ServerLimits } from '@fastify-gatehouse/core'
+export type {
+  AvatarInit, Recipe, ComponentSetting, GatehouseConfig, RequestScope, Component, ComponentDefinition, ComponentList,
+  ChainEntry, LoadRecipeOptions, AuthRule, ServerLimits
+} from '@fastify-gatehouse/core'
+export { middlewareChain, loadRecipe, recipeFromConfig } from './chain.js'
+export type { ChainOptions } from './chain.js'
 export { errorsPlugin } from '@fastify-gatehouse/errors'
 export type { ErrorsOptions } from '@fastify-gatehouse/errors'
 export { loggingPlugin, clientErrorHandler, RedactingLogController } from '@fastify-gatehouse/logging'
@@ -26,9 +34,7 @@ export { cachePlugin } from '@fastify-gatehouse/cache'
 export type { CacheOptions } from '@fastify-gatehouse/cache'
 export { compressionPlugin } from '@fastify-gatehouse/compression'
 export type { CompressionOptions } from '@fastify-gatehouse/compression'
-export { RedisSessionStore, RedisLockoutStore } from '@fastify-gatehouse/redis'
-export type { RedisSessionStoreOptions, RedisLockoutStoreOptions, RedisConnection } from '@fastify-gatehouse/redis'
 export {
-  AppServer, ServerBase, AuthMixin, RoutedApplication, route, PasswordMethod, OidcMethod, serverApp, MemoryLockoutStore, SUPERADMIN
+  allComponents, AppServer, ServerBase, AuthMixin, RoutedApplication, route, PasswordMethod, OidcMethod, serverApp, MemoryLockoutStore, SUPERADMIN
 } from '@fastify-gatehouse/server'
 export type { AppServerOptions, AuthMethod, LoginMethodDescription, LockoutStore, LoginOptions, OidcProviderOptions } from '@fastify-gatehouse/server'

@@ -19,7 +19,7 @@ async function build (options: LoggingOptions | true = true, loggerLevel = 'info
     // The access lines replace Fastify's own request lines (which log the full URL): the documented setup.
     logController: new LogController({ disableRequestLogging: true })
   })
-  await middlewareChain(app, { middleware: { logging: options as Record<string, unknown> | true } })
+  await middlewareChain(app, { middleware: { logging: options as Record<string, unknown> | true } }, { components: [errorsPlugin, loggingPlugin] })
   app.get('/p', async () => 'ok')
   app.get('/boom', async () => { throw new Error(`kaboom with ${API_KEY} and Bearer ${JWT}`) })
   app.get('/denied', async () => { throw new HttpError(403, 'nope') })

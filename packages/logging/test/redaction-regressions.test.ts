@@ -1,10 +1,10 @@
 import { test } from 'tap'
 import Fastify, { LogController, type FastifyBaseLogger } from 'fastify'
 import pino from 'pino'
-import { errorForLog, middlewareChain, recipeFromConfig, ComponentRegistry, defineComponent } from '@fastify-gatehouse/core'
+import { errorForLog, middlewareChain, recipeFromConfig, defineComponent } from '@fastify-gatehouse/core'
 import { Type } from '@sinclair/typebox'
-import '@fastify-gatehouse/errors'
-import '@fastify-gatehouse/logging'
+import { errorsPlugin } from '@fastify-gatehouse/errors'
+import { loggingPlugin } from '@fastify-gatehouse/logging'
 
 const KEY = 'gak_0123456789abcdef_PATHSECRETpathsecret0123456789'
 
@@ -12,7 +12,7 @@ test('keys in paths, encoded keys in queries, odd cookies and secret-named heade
   const lines: string[] = []
   const app = Fastify({ loggerInstance: pino({ level: 'debug' }, { write: (l: string) => { lines.push(l) } }) as FastifyBaseLogger, logController: new LogController({ disableRequestLogging: true }) })
   t.teardown(() => app.close())
-  await middlewareChain(app, { middleware: { logging: { includeQuery: true, includeHeaders: true } } })
+  await middlewareChain(app, { middleware: { logging: { includeQuery: true, includeHeaders: true } } }, { components: [errorsPlugin, loggingPlugin] })
   app.get('/keys/:key', async (_req, reply) => reply.header('location', '/next?access_token=LOCATIONSECRET').send('ok'))
   await app.inject({
     url: `/keys/${KEY}?q=${encodeURIComponent(KEY).replace('_', '%5F')}&code_verifier=VERIFIERSECRET&jwt=JWTSECRET`,
@@ -37,14 +37,13 @@ test('errorForLog masks nested secrets and keeps the cause, redacted', async (t)
 })
 
 test('config maps accept any own key; __proto__ is refused; missing keys are named in snake_case', async (t) => {
-  const registry = new ComponentRegistry()
-  defineComponent({
+  const components = [defineComponent({
     name: 'auth',
     schema: Type.Object({ basic: Type.Optional(Type.Record(Type.String(), Type.Object({ passwordHash: Type.String() }, { additionalProperties: false }))) }),
     plugin: async () => {}
-  }, registry)
-  const ok = recipeFromConfig({ auth_middleware: { basic: { constructor: { password_hash: 'x' }, toString: { password_hash: 'y' } } } }, { registry })
+  })]
+  const ok = recipeFromConfig({ auth_middleware: { basic: { constructor: { password_hash: 'x' }, toString: { password_hash: 'y' } } } }, { components })
   t.same(Object.keys(ok.authMiddleware?.basic as object), ['constructor', 'toString'])
-  t.throws(() => recipeFromConfig(JSON.parse('{"auth_middleware":{"basic":{"__proto__":{"password_hash":"x"}}}}'), { registry }), { message: 'auth_middleware.basic.__proto__: not allowed as a key' })
-  t.throws(() => recipeFromConfig({ auth_middleware: { basic: { alice: {} } } }, { registry }), { message: 'auth_middleware.basic.alice.password_hash: is required' })
+  t.throws(() => recipeFromConfig(JSON.parse('{"auth_middleware":{"basic":{"__proto__":{"password_hash":"x"}}}}'), { components }), { message: 'auth_middleware.basic.__proto__: not allowed as a key' })
+  t.throws(() => recipeFromConfig({ auth_middleware: { basic: { alice: {} } } }, { components }), { message: 'auth_middleware.basic.alice.password_hash: is required' })
 })

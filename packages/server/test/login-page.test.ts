@@ -1,10 +1,8 @@
 import { test } from 'tap'
 import Fastify from 'fastify'
 import { middlewareChain } from '@fastify-gatehouse/core'
-import '@fastify-gatehouse/errors'
-import '@fastify-gatehouse/session'
 import { MemoryUserStore } from '@fastify-gatehouse/auth'
-import { PasswordMethod, serverApp, type AuthMethod } from '@fastify-gatehouse/server'
+import { allComponents, PasswordMethod, serverApp, type AuthMethod } from '@fastify-gatehouse/server'
 
 const redirect = (id: string, label: string): AuthMethod => ({
   id,
@@ -15,7 +13,7 @@ const redirect = (id: string, label: string): AuthMethod => ({
 async function build (methods?: AuthMethod[]) {
   const users = new MemoryUserStore({ scrypt: { N: 1024, r: 8, p: 1 } })
   const app = Fastify()
-  await middlewareChain(app, { middleware: { session: true } })
+  await middlewareChain(app, { middleware: { session: true } }, { components: allComponents })
   await app.register(serverApp, { prefix: '/_server', methods: methods ?? [new PasswordMethod({ users }), redirect('oidc:local', 'Local <IdP> & "co"')] })
   await app.ready()
   return app

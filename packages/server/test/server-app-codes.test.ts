@@ -1,11 +1,8 @@
 import { test } from 'tap'
 import Fastify from 'fastify'
 import { middlewareChain } from '@fastify-gatehouse/core'
-import '@fastify-gatehouse/errors'
-import '@fastify-gatehouse/session'
-import '@fastify-gatehouse/auth'
 import { MemoryApiKeyStore, MemoryUserStore } from '@fastify-gatehouse/auth'
-import { AppServer, PasswordMethod, serverApp } from '@fastify-gatehouse/server'
+import { allComponents, AppServer, PasswordMethod, serverApp } from '@fastify-gatehouse/server'
 
 const FAST = { N: 1024, r: 8, p: 1 }
 
@@ -13,7 +10,7 @@ test('the _server app lists URLs under the prefix it is mounted at (there was a 
   const users = new MemoryUserStore({ scrypt: FAST })
   const app = Fastify()
   t.teardown(() => app.close())
-  await middlewareChain(app, { middleware: { session: true } })
+  await middlewareChain(app, { middleware: { session: true } }, { components: allComponents })
   await app.register(serverApp, { prefix: '/account', methods: [new PasswordMethod({ users })] })
   t.same((await app.inject('/account/login_methods')).json(), { methods: [{ id: 'password', kind: 'form', label: 'Password', action: '/account/login' }] })
   const page = (await app.inject('/account/login_page')).body

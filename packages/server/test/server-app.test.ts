@@ -1,10 +1,8 @@
 import { test } from 'tap'
 import Fastify from 'fastify'
 import { middlewareChain } from '@fastify-gatehouse/core'
-import '@fastify-gatehouse/errors'
-import '@fastify-gatehouse/session'
 import { MemoryUserStore } from '@fastify-gatehouse/auth'
-import { PasswordMethod, serverApp } from '@fastify-gatehouse/server'
+import { allComponents, PasswordMethod, serverApp } from '@fastify-gatehouse/server'
 
 const FAST = { N: 1024, r: 8, p: 1 }
 
@@ -12,7 +10,7 @@ async function build (options: { now?: () => number, maxAttempts?: number } = {}
   const users = new MemoryUserStore({ scrypt: FAST })
   await users.add('alice', { password: 'correct horse', tags: 'member,admin' })
   const app = Fastify()
-  await middlewareChain(app, { middleware: { session: true } })
+  await middlewareChain(app, { middleware: { session: true } }, { components: allComponents })
   await app.register(serverApp, {
     prefix: '/_server',
     methods: [new PasswordMethod({ users, maxAttempts: options.maxAttempts ?? 5, backoff: 30, ...(options.now === undefined ? {} : { now: options.now }) })]
@@ -145,7 +143,7 @@ test('boot errors', async (t) => {
   t.throws(() => new PasswordMethod({ users, maxAttempts: 0 }), { code: 'GATEHOUSE_CORE_INVALID_OPTIONS', message: 'serverApp.login.maxAttempts: expected integer to be greater or equal to 1' })
   t.throws(() => new PasswordMethod({ users, store: {} as never }), { code: 'GATEHOUSE_SERVER_INVALID_OPTIONS', message: /^serverApp\.login\.store: must be a LockoutStore/ })
   const twice = Fastify()
-  await middlewareChain(twice, { middleware: { session: true } })
+  await middlewareChain(twice, { middleware: { session: true } }, { components: allComponents })
   await t.rejects(async () => { await twice.register(serverApp, { methods: [new PasswordMethod({ users }), new PasswordMethod({ users })] }).ready() }, { code: 'GATEHOUSE_SERVER_INVALID_OPTIONS', message: 'methods: login method password is given twice' })
   await twice.close()
 })

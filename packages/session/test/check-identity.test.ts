@@ -1,13 +1,12 @@
 import { test } from 'tap'
 import Fastify, { type FastifyInstance } from 'fastify'
 import { middlewareChain } from '@fastify-gatehouse/core'
-import '@fastify-gatehouse/errors'
 import { MemorySessionStore, Session, sessionKey, sessionPlugin, type CheckIdentity, type SessionRecord } from '@fastify-gatehouse/session'
-import { sessionCookie } from './helpers/build.js'
+import { components, sessionCookie } from './helpers/build.js'
 
 async function build (checkIdentity: CheckIdentity, store = new MemorySessionStore()): Promise<FastifyInstance> {
   const app = Fastify()
-  await middlewareChain(app, { middleware: { session: { store, checkIdentity } } })
+  await middlewareChain(app, { middleware: { session: { store, checkIdentity } } }, { components })
   app.post<{ Body: { identity: string, via?: string, stamp?: string } }>('/login', async (req) => {
     const { identity, via, stamp } = req.body
     req.scope.session!.login(identity, 'member', { ...(via === undefined ? {} : { via }), ...(stamp === undefined ? {} : { stamp }) })

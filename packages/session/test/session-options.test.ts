@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import Fastify from 'fastify'
 import { loadRecipe, middlewareChain } from '@fastify-gatehouse/core'
 import { MemorySessionStore, sessionPlugin, type SessionRecord, type SessionWriteCondition, type SessionWriteResult } from '@fastify-gatehouse/session'
-import { build, sessionCookie } from './helpers/build.js'
+import { build, components, sessionCookie } from './helpers/build.js'
 
 test('cookie attributes: HttpOnly, Path=/, SameSite, Secure when asked, no expiry', async (t) => {
   const plain = await build()
@@ -62,11 +62,11 @@ test('bad options fail at boot', async (t) => {
 
 test('session options from a config file', async (t) => {
   const dir = t.testdir({ 'g.yaml': 'middleware:\n  session:\n    cookie_name: gh_session\n    samesite: strict\n    idle_ttl: 600\n' })
-  const recipe = await loadRecipe(join(dir, 'g.yaml'))
+  const recipe = await loadRecipe(join(dir, 'g.yaml'), { components })
   t.same(recipe.middleware, { session: { cookieName: 'gh_session', samesite: 'strict', idleTtl: 600 } })
   const app = Fastify()
   t.teardown(() => app.close())
-  await middlewareChain(app, recipe)
+  await middlewareChain(app, recipe, { components })
   app.post('/put', async (req) => { req.scope.session!.set('a', 1); return 'ok' })
   t.match((await app.inject({ method: 'POST', url: '/put' })).headers['set-cookie'], /^gh_session=.*SameSite=Strict$/)
 })

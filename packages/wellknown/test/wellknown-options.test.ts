@@ -56,6 +56,6 @@ test('a document route that the application also declares is a boot error', asyn
 })
 
 test('config files: document names and JSON keys are kept as written', async (t) => {
-  const config = recipeFromConfig({ middleware: { wellknown: { documents: { 'security.txt': 'Contact: x', 'openid-configuration': { token_endpoint: 'https://id.example.com/token' } } } } })
+  const config = recipeFromConfig({ middleware: { wellknown: { documents: { 'security.txt': 'Contact: x', 'openid-configuration': { token_endpoint: 'https://id.example.com/token' } } } } }, { components: [wellknownPlugin] })
   t.same(config.middleware, { wellknown: { documents: { 'security.txt': 'Contact: x', 'openid-configuration': { token_endpoint: 'https://id.example.com/token' } } } })
 })

@@ -5,7 +5,7 @@
 import { test } from 'tap'
 import { createHmac } from 'node:crypto'
 import { recipeFromConfig } from '@fastify-gatehouse/core'
-import { AuthCore, type AuthOptions } from '@fastify-gatehouse/auth'
+import { AuthCore, authPlugin, type AuthOptions } from '@fastify-gatehouse/auth'
 import { build } from '../helpers/build.js'
 
 const SECRET = 'a-very-long-shared-secret-of-32+bytes!'
@@ -106,9 +106,9 @@ test('basic and bearer tags in options use the rule alphabet too', async (t) => 
 
 test('config files: the verifier keys in snake_case, checked like the options', async (t) => {
   const verifier = (extra: object) => ({ auth_middleware: { jwt: [{ name: 'idp', secret: SECRET, algorithm: 'HS256', ...extra }] } })
-  const recipe = recipeFromConfig(verifier({ tags_claim: 'roles', allowed_tags: ['ops'], allow_superadmin: false, require_exp: false, max_age: 600 }))
+  const recipe = recipeFromConfig(verifier({ tags_claim: 'roles', allowed_tags: ['ops'], allow_superadmin: false, require_exp: false, max_age: 600 }), { components: [authPlugin] })
   t.same(recipe.authMiddleware, { jwt: [{ name: 'idp', secret: SECRET, algorithm: 'HS256', tagsClaim: 'roles', allowedTags: ['ops'], allowSuperadmin: false, requireExp: false, maxAge: 600 }] })
-  t.throws(() => recipeFromConfig(verifier({ max_age: '1h' })), { code: 'GATEHOUSE_CORE_INVALID_OPTIONS', message: 'auth_middleware.jwt[0].max_age: expected number' })
-  t.throws(() => recipeFromConfig(verifier({ require_exp: 'no' })), { code: 'GATEHOUSE_CORE_INVALID_OPTIONS', message: /^auth_middleware\.jwt\[0\]\.require_exp: / })
-  t.throws(() => recipeFromConfig(verifier({ tagsClaim: 'roles' })), { message: 'auth_middleware.jwt[0].tagsClaim: unknown option (config files use snake_case: tags_claim)' })
+  t.throws(() => recipeFromConfig(verifier({ max_age: '1h' }), { components: [authPlugin] }), { code: 'GATEHOUSE_CORE_INVALID_OPTIONS', message: 'auth_middleware.jwt[0].max_age: expected number' })
+  t.throws(() => recipeFromConfig(verifier({ require_exp: 'no' }), { components: [authPlugin] }), { code: 'GATEHOUSE_CORE_INVALID_OPTIONS', message: /^auth_middleware\.jwt\[0\]\.require_exp: / })
+  t.throws(() => recipeFromConfig(verifier({ tagsClaim: 'roles' }), { components: [authPlugin] }), { message: 'auth_middleware.jwt[0].tagsClaim: unknown option (config files use snake_case: tags_claim)' })
 })

@@ -3,10 +3,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import Fastify, { type FastifyInstance } from 'fastify'
 import { middlewareChain } from '@fastify-gatehouse/core'
-import '@fastify-gatehouse/errors'
-// A value import: the component joins the registry when the package loads.
-import '@fastify-gatehouse/cache'
-import type { CacheOptions } from '@fastify-gatehouse/cache'
+import { errorsPlugin } from '@fastify-gatehouse/errors'
+import { cachePlugin, type CacheOptions } from '@fastify-gatehouse/cache'
 
 /** 2021-05-04T03:02:01Z, a whole second so Last-Modified round-trips. */
 export const MTIME = new Date(Date.UTC(2021, 4, 4, 3, 2, 1))
@@ -28,7 +26,7 @@ export const opened: ReadStream[] = []
 /** An app with the errors and cache components through the chain, and routes serving `file`. */
 export async function build (file: string, cache: CacheOptions | true = true, routes: (app: FastifyInstance) => void = () => {}): Promise<FastifyInstance> {
   const app = Fastify()
-  await middlewareChain(app, { middleware: { cache: cache as Record<string, unknown> | true } })
+  await middlewareChain(app, { middleware: { cache: cache as Record<string, unknown> | true } }, { components: [errorsPlugin, cachePlugin] })
   app.get('/file', async (request, reply) => {
     request.scope.filePath = file
     return reply.type('text/plain').send(readFileSync(file))

@@ -1,9 +1,7 @@
 import Fastify, { type FastifyInstance } from 'fastify'
 import { middlewareChain } from '@fastify-gatehouse/core'
-import '@fastify-gatehouse/errors'
-// A value import: the component joins the registry when the package loads.
-import '@fastify-gatehouse/compression'
-import type { CompressionOptions } from '@fastify-gatehouse/compression'
+import { errorsPlugin } from '@fastify-gatehouse/errors'
+import { compressionPlugin, type CompressionOptions } from '@fastify-gatehouse/compression'
 
 /** Text that compresses well, of exactly `bytes` bytes (ASCII). */
 export function text (bytes: number): string {
@@ -28,7 +26,7 @@ export function noise (bytes: number): Buffer {
  */
 export async function build (options: CompressionOptions | true = true, routes: (app: FastifyInstance) => void = () => {}): Promise<FastifyInstance> {
   const app = Fastify()
-  await middlewareChain(app, { middleware: { compression: options as Record<string, unknown> | true } })
+  await middlewareChain(app, { middleware: { compression: options as Record<string, unknown> | true } }, { components: [errorsPlugin, compressionPlugin] })
   app.get<{ Querystring: { n?: string } }>('/text', async (request, reply) => reply.type('text/plain').send(text(Number(request.query.n ?? 2000))))
   app.get<{ Querystring: { n?: string } }>('/json', async (request) => ({ data: text(Number(request.query.n ?? 2000)) }))
   routes(app)

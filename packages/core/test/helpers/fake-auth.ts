@@ -1,12 +1,11 @@
-import { Avatar, ComponentRegistry, defineComponent } from '@fastify-gatehouse/core'
+import { Avatar, defineComponent, type Component } from '@fastify-gatehouse/core'
 
 /**
- * A registry holding an auth stand-in at order 400: the header
+ * A components list holding an auth stand-in at order 400: the header
  * `x-user: name:tag1,tag2` makes that caller.
  */
-export function fakeAuthRegistry (): ComponentRegistry {
-  const registry = new ComponentRegistry()
-  defineComponent({
+export function fakeAuthComponents (): Component[] {
+  return [defineComponent({
     name: 'fake-auth',
     order: 400,
     default: true,
@@ -19,6 +18,5 @@ export function fakeAuthRegistry (): ComponentRegistry {
         }
       })
     }
-  }, registry)
-  return registry
+  })]
 }

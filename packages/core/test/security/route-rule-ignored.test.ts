@@ -5,10 +5,9 @@
 import { test, type Test } from 'tap'
 import Fastify, { type FastifyInstance, type RouteShorthandOptions } from 'fastify'
 import { middlewareChain, trackRouteRules } from '@fastify-gatehouse/core'
-import { fakeAuthRegistry } from '../helpers/fake-auth.js'
+import { fakeAuthComponents } from '../helpers/fake-auth.js'
 
 // An auth stand-in: `x-user: name:tag1,tag2` becomes the caller.
-const registry = fakeAuthRegistry
 
 const SPELLINGS: ReadonlyArray<[string, RouteShorthandOptions]> = [
   ['config.authRule', { config: { authRule: 'admin' } }],
@@ -36,7 +35,7 @@ async function assertEnforced (t: Test, app: FastifyInstance, url: string): Prom
 test('after the chain, both spellings are enforced alike, prefixed plugins included', async (t) => {
   for (const [name, options] of SPELLINGS) {
     const app = Fastify()
-    await middlewareChain(app, {}, { registry: registry() })
+    await middlewareChain(app, {}, { components: fakeAuthComponents() })
     app.get('/admin', options, async () => 'secret')
     await app.register(async (child) => { child.get('/admin', options, async () => 'secret') }, { prefix: '/child' })
     await app.ready()
@@ -54,7 +53,7 @@ test('a bare app with a route declared before the chain fails at ready(), printi
       const app = Fastify()
       if (where === 'root') app.get('/early', options, async () => 'served open')
       else app.register(async (child) => { child.get('/early', options, async () => 'served open') }, { prefix: '/child' })
-      await middlewareChain(app, {}, { registry: registry() })
+      await middlewareChain(app, {}, { components: fakeAuthComponents() })
       app.get('/late', { authRule: 'admin' }, async () => 'late')
       const url = where === 'root' ? '/early' : '/child/early'
       await t.rejects(async () => { await app.ready() }, {
@@ -75,7 +74,7 @@ test('a tracked app: a rule on a route declared before the chain fails at ready(
       app.get('/open-early', async () => 'open')
       if (where === 'root') app.get('/early', options, async () => 'served open')
       else app.register(async (child) => { child.get('/early', options, async () => 'served open') }, { prefix: '/child' })
-      await middlewareChain(app, {}, { registry: registry() })
+      await middlewareChain(app, {}, { components: fakeAuthComponents() })
       app.get('/late', options, async () => 'late')
       const url = where === 'root' ? '/early' : '/child/early'
       await t.rejects(async () => { await app.ready() }, {
@@ -92,7 +91,7 @@ test('a tracked app: routes without rules may come before the chain; ruled route
   t.teardown(() => app.close())
   trackRouteRules(app)
   app.get('/health', async () => 'ok')
-  await middlewareChain(app, {}, { registry: registry() })
+  await middlewareChain(app, {}, { components: fakeAuthComponents() })
   app.get('/admin', { authRule: 'admin' }, async () => 'secret')
   app.get('/config-admin', { config: { authRule: 'admin' } }, async () => 'secret')
   await app.ready()
@@ -106,7 +105,7 @@ test('a tracked app: a ruled route outside the chain\'s instance tree fails at r
     const app = Fastify()
     trackRouteRules(app)
     await app.register(async (child) => {
-      await middlewareChain(child, {}, { registry: registry() })
+      await middlewareChain(child, {}, { components: fakeAuthComponents() })
       child.get('/inside', options, async () => 'secret')
     })
     app.get('/outside', options, async () => 'served open')
@@ -126,7 +125,7 @@ test('second line: a rule set after the chain compiled the route is refused per 
   const lines: string[] = []
   const app = Fastify({ logger: { level: 'error', stream: { write: (l: string) => { lines.push(l) } } } })
   t.teardown(() => app.close())
-  await middlewareChain(app, {}, { registry: registry() })
+  await middlewareChain(app, {}, { components: fakeAuthComponents() })
   // Another plugin's onRoute hook, added after the chain's, sets the rule:
   // the chain never compiled it.
   app.addHook('onRoute', (route) => { route.config = { ...route.config, authRule: 'admin' } })

@@ -1,9 +1,8 @@
 import Fastify, { type FastifyInstance } from 'fastify'
 import { middlewareChain, type Recipe } from '@fastify-gatehouse/core'
-import '@fastify-gatehouse/errors'
-import '@fastify-gatehouse/auth'
-import '@fastify-gatehouse/cors'
-import type { CorsOptions } from '@fastify-gatehouse/cors'
+import { errorsPlugin } from '@fastify-gatehouse/errors'
+import { authPlugin } from '@fastify-gatehouse/auth'
+import { corsPlugin, type CorsOptions } from '@fastify-gatehouse/cors'
 
 export const TOKEN = 'a-static-bearer-token-for-the-cors-tests'
 
@@ -16,7 +15,7 @@ export async function build (cors: CorsOptions = {}, { withAuth = false } = {}):
   const app = Fastify()
   const recipe: Recipe = { middleware: { cors: cors as Record<string, unknown> } }
   if (withAuth) recipe.authMiddleware = { bearer: { app: { token: TOKEN, tags: 'reader' } } }
-  await middlewareChain(app, recipe)
+  await middlewareChain(app, recipe, { components: [errorsPlugin, authPlugin, corsPlugin] })
   app.get('/open', async () => ({ open: true }))
   app.post('/open', async () => ({ posted: true }))
   app.get('/private', { authRule: 'reader' }, async () => ({ secret: 42 }))

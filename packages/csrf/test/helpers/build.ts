@@ -1,14 +1,16 @@
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
 import { middlewareChain } from '@fastify-gatehouse/core'
-import '@fastify-gatehouse/errors'
-import '@fastify-gatehouse/auth'
-import '@fastify-gatehouse/session'
-import '@fastify-gatehouse/csrf'
-import type { CsrfOptions } from '@fastify-gatehouse/csrf'
+import { errorsPlugin } from '@fastify-gatehouse/errors'
+import { authPlugin } from '@fastify-gatehouse/auth'
+import { sessionPlugin } from '@fastify-gatehouse/session'
+import { csrfPlugin, type CsrfOptions } from '@fastify-gatehouse/csrf'
 
 export const TOKEN = 'a-static-bearer-token-for-the-csrf-tests'
 export const HOST = 'app.example.com'
 export const SELF = `http://${HOST}`
+
+/** The components the csrf tests' recipes name. */
+export const components = [errorsPlugin, authPlugin, sessionPlugin, csrfPlugin]
 
 interface BuildOptions {
   csrf?: CsrfOptions
@@ -29,7 +31,7 @@ export async function build ({ csrf = {}, cookieName, trustProxy = false }: Buil
       session: cookieName === undefined ? true : { cookieName }
     },
     authMiddleware: { bearer: { app: { token: TOKEN, tags: 'member' } } }
-  })
+  }, { components })
   app.post('/signin', async (req) => { req.scope.session!.login('alice', 'member'); return { ok: true } })
   app.post('/login-form', { config: { csrf: 'always' } }, async () => ({ login: true }))
   for (const method of ['POST', 'PUT', 'PATCH', 'DELETE', 'GET', 'OPTIONS'] as const) {

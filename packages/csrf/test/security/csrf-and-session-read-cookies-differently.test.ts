@@ -8,7 +8,7 @@ import { test } from 'tap'
 import { request as httpRequest } from 'node:http'
 import type { FastifyCookieOptions } from '@fastify/cookie'
 import type { AddressInfo } from 'node:net'
-import { build, HOST, REFUSED, signIn } from '../helpers/build.js'
+import { build, components, HOST, REFUSED, signIn } from '../helpers/build.js'
 
 const CROSS_SITE = { host: HOST, origin: 'https://evil.example', 'sec-fetch-site': 'cross-site', 'content-type': 'application/x-www-form-urlencoded' }
 
@@ -72,7 +72,7 @@ test('the app\'s own @fastify/cookie, registered before the chain, is the one pa
   // only the serialize options).
   const parseOptions = { decode: (v: string) => v.replace(/^v1\./, '') } as unknown as FastifyCookieOptions['parseOptions']
   await app.register(fastifyCookie, { parseOptions })
-  await middlewareChain(app, { middleware: { csrf: true, session: true } })
+  await middlewareChain(app, { middleware: { csrf: true, session: true } }, { components })
   app.post('/signin', async (req) => { req.scope.session!.login('alice', 'member'); return { ok: true } })
   app.post('/account', async (req) => ({ who: req.scope.auth?.identity ?? null }))
   t.teardown(() => app.close())

@@ -1,7 +1,6 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify'
 import pino from 'pino'
 import { middlewareChain } from '@fastify-gatehouse/core'
-// A value import: the component joins the registry when the package loads.
 import { errorsPlugin, type ErrorsOptions } from '@fastify-gatehouse/errors'
 
 export interface LogLine { level: number, msg: string, err?: { message?: string, type?: string }, [key: string]: unknown }
@@ -13,7 +12,7 @@ export async function build (options: ErrorsOptions = {}, routes: (app: FastifyI
   const logs: LogLine[] = []
   const logger = pino({ level: 'debug' }, { write: (line: string) => { logs.push(JSON.parse(line) as LogLine) } })
   const app = Fastify({ loggerInstance: logger as FastifyBaseLogger })
-  await middlewareChain(app, { middleware: { errors: options as Record<string, unknown> } })
+  await middlewareChain(app, { middleware: { errors: options as Record<string, unknown> } }, { components: [errorsPlugin] })
   routes(app)
   await app.ready()
   return { app, logs }

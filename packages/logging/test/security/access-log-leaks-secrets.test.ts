@@ -6,8 +6,8 @@ import { test } from 'tap'
 import Fastify, { LogController, type FastifyBaseLogger } from 'fastify'
 import pino from 'pino'
 import { middlewareChain } from '@fastify-gatehouse/core'
-import '@fastify-gatehouse/errors'
-import '@fastify-gatehouse/logging'
+import { errorsPlugin } from '@fastify-gatehouse/errors'
+import { loggingPlugin } from '@fastify-gatehouse/logging'
 
 const JWT = 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJhbGljZSJ9.UEFUSFNJR05BVFVSRQ'
 const NESTED_JWT = 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJib2IifQ.TkVTVEVEU0lHTkFUVVJF'
@@ -18,7 +18,7 @@ async function build (options: Record<string, unknown>) {
     loggerInstance: pino({ level: 'trace' }, { write: (l: string) => { lines.push(l) } }) as FastifyBaseLogger,
     logController: new LogController({ disableRequestLogging: true })
   })
-  await middlewareChain(app, { middleware: { logging: options } })
+  await middlewareChain(app, { middleware: { logging: options } }, { components: [errorsPlugin, loggingPlugin] })
   app.get('/callback/:token', async () => 'ok')
   app.get('/login', async () => 'ok')
   return { app, lines }

@@ -1,6 +1,6 @@
 import { Type, type TObject, type TSchema } from '@sinclair/typebox'
 import type { FastifyBaseLogger, FastifyServerOptions } from 'fastify'
-import { isPlainObject, resolveServerLimits, serverLimitDefaults, validateOptions, type Recipe, type ResolvedServerLimits, type ServerLimits } from '@fastify-gatehouse/core'
+import { isPlainObject, resolveServerLimits, serverLimitDefaults, validateOptions, type ComponentList, type Recipe, type ResolvedServerLimits, type ServerLimits } from '@fastify-gatehouse/core'
 import type { ApiKeyStore, UserStore } from '@fastify-gatehouse/auth'
 import type { SessionOptions } from '@fastify-gatehouse/session'
 import { GATEHOUSE_SERVER_INVALID_OPTIONS } from '../errors.js'
@@ -35,6 +35,12 @@ export interface ServerBaseOptions {
   serverApp?: ServerAppSettings
   /** Component settings, as in a recipe (`{ cors: true, compression: { minimumSize: 1000 } }`). Default: `{}`. */
   middleware?: Recipe['middleware']
+  /**
+   * The components `middleware` may name. Default: `allComponents` (every
+   * Gatehouse component); add your own with `[...allComponents, timing]`.
+   * `errors` and `session` must be in it: the server always turns them on.
+   */
+  components?: ComponentList
   /** Options of the session component (always on: the `_server` app needs it); or give them as `middleware.session`. Default: its defaults. */
   session?: SessionOptions
   /** Fastify's logger: true, false, or a pino logger. Default: false. */
@@ -79,6 +85,8 @@ export interface ResolvedServerBaseOptions {
     readonly allowInsecureIssuers: boolean
   }
   readonly middleware: NonNullable<Recipe['middleware']>
+  /** As given; undefined means `allComponents` (the server package's full list). */
+  readonly components: ComponentList | undefined
   readonly session: SessionOptions | undefined
   readonly logger: boolean | FastifyBaseLogger
   readonly trustProxy: NonNullable<FastifyServerOptions['trustProxy']>
@@ -93,6 +101,7 @@ export const defaults: ResolvedServerBaseOptions = Object.freeze({
   externalUrl: undefined,
   serverApp: Object.freeze({ login: undefined, oidcMethods: Object.freeze([]), allowInsecureIssuers: false }),
   middleware: Object.freeze({}),
+  components: undefined,
   session: undefined,
   logger: false,
   trustProxy: false,
@@ -120,6 +129,8 @@ export const serverBaseOptionsSchema = Type.Object({
     allowInsecureIssuers: Type.Optional(Type.Boolean())
   }, { additionalProperties: false })),
   middleware: Type.Optional(object),
+  // The chain checks each entry (a component, no two with one name).
+  components: Type.Optional(Type.Array(Type.Unknown())),
   session: Type.Optional(object),
   // A pino logger, or Fastify's logger options.
   logger: Type.Optional(Type.Union([Type.Boolean(), object])),
@@ -199,6 +210,7 @@ export function resolveServerBaseOptions (options: ServerBaseOptions, schema: TO
     externalUrl: options.externalUrl,
     serverApp: Object.freeze({ login: serverApp.login, oidcMethods: Object.freeze(oidcMethods), allowInsecureIssuers }),
     middleware,
+    components: options.components,
     session: options.session,
     logger: options.logger ?? defaults.logger,
     trustProxy: options.trustProxy ?? defaults.trustProxy,

@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema, HTTPMethods } from 'fastify'
+import { brandClass, processWide } from '@fastify-gatehouse/core'
 import { GATEHOUSE_SERVER_INVALID_ROUTE } from '../errors.js'
 
 /** What `@route` takes besides the path. */
@@ -13,8 +14,9 @@ export interface RouteDecoratorOptions {
 type Handler = (request: FastifyRequest, reply: FastifyReply) => unknown
 
 // Routes per application instance, collected by the decorators' initializers
-// (which run before any field of the instance exists).
-const declared = new WeakMap<object, Array<{ path: string, options: RouteDecoratorOptions, handler: Handler }>>()
+// (which run before any field of the instance exists). Process-wide: `@route`
+// and RoutedApplication may come from two copies of this package.
+const declared = processWide('server.declaredRoutes.v1', () => new WeakMap<object, Array<{ path: string, options: RouteDecoratorOptions, handler: Handler }>>())
 
 /**
  * Declares a method of a {@link RoutedApplication} as a route (TypeScript
@@ -57,3 +59,5 @@ export class RoutedApplication {
     }
   }
 }
+// `gatehouse serve --app` checks `instanceof`; the app module may use another copy of this package.
+brandClass(RoutedApplication, 'server.RoutedApplication.v1')

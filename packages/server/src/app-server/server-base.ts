@@ -2,16 +2,8 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyPlug
 import type { TObject } from '@sinclair/typebox'
 import { middlewareChain, trackRouteRules, type ComponentSetting, type Recipe } from '@fastify-gatehouse/core'
 import type { ApiKeyStore, AuthOptions, UserStore } from '@fastify-gatehouse/auth'
-// The components a server recipe can name join the registry when imported (D-CHAIN-03).
-import '@fastify-gatehouse/errors'
 import { clientErrorHandler, RedactingLogController } from '@fastify-gatehouse/logging'
-import '@fastify-gatehouse/auth'
-import '@fastify-gatehouse/session'
-import '@fastify-gatehouse/cache'
-import '@fastify-gatehouse/compression'
-import '@fastify-gatehouse/cors'
-import '@fastify-gatehouse/csrf'
-import '@fastify-gatehouse/wellknown'
+import { allComponents } from '../components.js'
 import { GATEHOUSE_SERVER_REGISTER_TOO_LATE } from '../errors.js'
 import type { AuthMethod } from '../server-app/auth-method.js'
 import { resolveLoginOptions } from '../server-app/options.js'
@@ -146,7 +138,7 @@ export class ServerBase {
     const methods: AuthMethod[] = users === undefined ? [] : [new PasswordMethod({ ...login, users })]
     if (users === undefined && login !== undefined) resolveLoginOptions(login)
     methods.push(...oidcMethods)
-    await middlewareChain(app, recipe)
+    await middlewareChain(app, recipe, { components: options.components ?? allComponents })
     await app.register(serverApp, {
       prefix: '/_server',
       methods,

@@ -6,6 +6,7 @@ import { loadRecipe, pickServerLimits } from '@fastify-gatehouse/core'
 import { FileApiKeyStore, FileUserStore } from '@fastify-gatehouse/auth'
 import { AppServer } from '../app-server/app-server.js'
 import { RoutedApplication } from '../app-server/routed-application.js'
+import { allComponents } from '../components.js'
 import { GATEHOUSE_SERVER_BAD_APP } from '../errors.js'
 import { loginOptionsSchema } from '../server-app/options.js'
 import { UsageError, type CliIo } from './io.js'
@@ -63,7 +64,7 @@ export async function serveCommand (args: string[], io: CliIo, signals: NodeJS.E
   const port = values.port === undefined ? undefined : Number(values.port)
   if (port !== undefined && !(Number.isInteger(port) && port >= 0 && port <= 65535)) throw new UsageError('--port takes 0–65535')
 
-  const config = await loadRecipe(resolve(io.cwd, values.config), { serverAppSchema })
+  const config = await loadRecipe(resolve(io.cwd, values.config), { components: allComponents, serverAppSchema })
   const serverAppConfig = (config.serverApp ?? {}) as { login?: Record<string, unknown>, store?: string, loginSurface?: boolean }
   // Stores given as Redis URLs: checked before anything opens (D-REDIS-05);
   // the session store sits under middleware.session (D-CONFIG-05).

@@ -5,10 +5,8 @@
 import { test } from 'tap'
 import Fastify from 'fastify'
 import { middlewareChain } from '@fastify-gatehouse/core'
-import '@fastify-gatehouse/errors'
-import '@fastify-gatehouse/session'
 import { MemoryUserStore, type VerifiedUser } from '@fastify-gatehouse/auth'
-import { PasswordMethod, serverApp } from '@fastify-gatehouse/server'
+import { allComponents, PasswordMethod, serverApp } from '@fastify-gatehouse/server'
 
 class SlowClockUsers extends MemoryUserStore {
   constructor (readonly clock: { now: number }) { super({ scrypt: { N: 1024, r: 8, p: 1 } }) }
@@ -24,7 +22,7 @@ test('the lock starts when the failure is known, not when the request began', as
   await users.add('alice', { password: 'alice-pass' })
   const app = Fastify()
   t.teardown(() => app.close())
-  await middlewareChain(app, { middleware: { session: true } })
+  await middlewareChain(app, { middleware: { session: true } }, { components: allComponents })
   await app.register(serverApp, { prefix: '/_server', methods: [new PasswordMethod({ users, maxAttempts: 3, backoff: 30, now: () => clock.now })] })
   const attempt = (password: string) => app.inject({ method: 'POST', url: '/_server/login', payload: { identity: 'alice', password } })
   for (let i = 0; i < 3; i++) t.equal((await attempt('wrong')).statusCode, 401)

@@ -4,7 +4,7 @@
 import { test, type Test } from 'tap'
 import Fastify, { type FastifyInstance } from 'fastify'
 import { middlewareChain } from '@fastify-gatehouse/core'
-import '@fastify-gatehouse/errors'
+import { allComponents } from '@fastify-gatehouse/server'
 import { sessionKey } from '@fastify-gatehouse/session'
 import { RedisSessionStore } from '@fastify-gatehouse/redis'
 import { cleanPrefix, needRedis, REDIS_URL, testPrefix } from '../../../redis/test/helpers/redis.js'
@@ -47,7 +47,7 @@ test('RedisSessionStore: a write that loaded the session before logout does not 
   const sessions = await store(t, prefix)
   const app = Fastify()
   t.teardown(() => app.close())
-  await middlewareChain(app, { middleware: { session: { store: sessions } } })
+  await middlewareChain(app, { middleware: { session: { store: sessions } } }, { components: allComponents })
   let open!: () => void
   const opened = new Promise<void>((resolve) => { open = resolve })
   const loaded = { count: 0 }

@@ -7,7 +7,7 @@ import { test } from 'tap'
 import type { FastifyInstance, InjectOptions } from 'fastify'
 import Fastify from 'fastify'
 import { middlewareChain } from '@fastify-gatehouse/core'
-import { AppServer, serverApp, type AuthMethod } from '@fastify-gatehouse/server'
+import { allComponents, AppServer, serverApp, type AuthMethod } from '@fastify-gatehouse/server'
 
 const HOST = 'gatehouse.example'
 const SAME_ORIGIN = { host: HOST, origin: `http://${HOST}`, 'sec-fetch-site': 'same-origin' }
@@ -195,7 +195,7 @@ const method = (register: (app: FastifyInstance) => void): AuthMethod => ({
 })
 
 async function mount (app: FastifyInstance, m: AuthMethod): Promise<FastifyInstance> {
-  await middlewareChain(app, { middleware: { session: true } })
+  await middlewareChain(app, { middleware: { session: true } }, { components: allComponents })
   await app.register(serverApp, { prefix: '/_server', methods: [m] })
   return app
 }

@@ -1,8 +1,11 @@
 import Fastify, { type FastifyInstance } from 'fastify'
 import { middlewareChain, type Recipe } from '@fastify-gatehouse/core'
-import '@fastify-gatehouse/errors'
-import '@fastify-gatehouse/auth'
-import { MemorySessionStore, type SessionOptions, type SessionRecord, type SessionStore, type SessionWriteCondition, type SessionWriteResult } from '@fastify-gatehouse/session'
+import { errorsPlugin } from '@fastify-gatehouse/errors'
+import { authPlugin } from '@fastify-gatehouse/auth'
+import { MemorySessionStore, sessionPlugin, type SessionOptions, type SessionRecord, type SessionStore, type SessionWriteCondition, type SessionWriteResult } from '@fastify-gatehouse/session'
+
+/** The components the session tests' recipes name. */
+export const components = [errorsPlugin, authPlugin, sessionPlugin]
 
 /** A memory store that counts what the component asks of it. */
 export class CountingStore extends MemorySessionStore {
@@ -16,7 +19,7 @@ export class CountingStore extends MemorySessionStore {
 /** An app with errors, (optionally) auth and session, and routes that drive the session. */
 export async function build (session: SessionOptions & { store?: SessionStore } = {}, auth?: Recipe['authMiddleware']): Promise<FastifyInstance> {
   const app = Fastify()
-  await middlewareChain(app, { middleware: { session: session as Record<string, unknown> }, ...(auth === undefined ? {} : { authMiddleware: auth }) })
+  await middlewareChain(app, { middleware: { session: session as Record<string, unknown> }, ...(auth === undefined ? {} : { authMiddleware: auth }) }, { components })
   app.post<{ Body: { identity: string, tags?: string } }>('/login', async (req) => {
     req.scope.session!.login(req.body.identity, req.body.tags ?? '')
     return { ok: true }

@@ -3,9 +3,8 @@
 import { test } from 'tap'
 import Fastify, { type FastifyInstance } from 'fastify'
 import { middlewareChain } from '@fastify-gatehouse/core'
-import '@fastify-gatehouse/errors'
 import { MemorySessionStore, sessionKey, type SessionStore } from '@fastify-gatehouse/session'
-import { sessionCookie } from '../helpers/build.js'
+import { components, sessionCookie } from '../helpers/build.js'
 
 /** A gate a handler waits at, opened by the test. */
 function gate (): { entered: Promise<void>, open: () => void, wait: () => Promise<void> } {
@@ -23,7 +22,7 @@ async function build (store: SessionStore, held?: ReturnType<typeof gate>): Prom
   const app = Fastify()
   const counter = { count: 0 }
   entered.set(app, counter)
-  await middlewareChain(app, { middleware: { session: { store } } })
+  await middlewareChain(app, { middleware: { session: { store } } }, { components })
   app.post<{ Body: { identity: string } }>('/login', async (req) => { req.scope.session!.login(req.body.identity, 'member'); return { ok: true } })
   app.post('/logout', async (req) => { req.scope.session!.logout(); return { ok: true } })
   app.get('/private', { authRule: 'member' }, async (req) => ({ hello: req.scope.auth?.identity }))
@@ -93,7 +92,7 @@ test('a regenerate in flight does not carry a logged-out session to a new id', a
   const store = new MemorySessionStore()
   const held = gate()
   const regen = Fastify()
-  await middlewareChain(regen, { middleware: { session: { store } } })
+  await middlewareChain(regen, { middleware: { session: { store } } }, { components })
   regen.post('/login', async (req) => { req.scope.session!.login('alice', 'member'); return { ok: true } })
   regen.post('/logout', async (req) => { req.scope.session!.logout(); return { ok: true } })
   regen.post('/elevate', async (req) => { await held.wait(); req.scope.session!.regenerate(); return { ok: true } })
@@ -114,7 +113,7 @@ test('a regenerate in flight does not carry a logged-out session to a new id', a
 test('logout then a write in the same request: the old session is still destroyed', async (t) => {
   const store = new MemorySessionStore()
   const app = Fastify()
-  await middlewareChain(app, { middleware: { session: { store } } })
+  await middlewareChain(app, { middleware: { session: { store } } }, { components })
   app.post('/login', async (req) => { req.scope.session!.login('alice', 'member'); return { ok: true } })
   app.post('/logout-and-note', async (req) => { req.scope.session!.logout(); req.scope.session!.set('note', 'bye'); return { ok: true } })
   app.get('/private', { authRule: 'member' }, async () => ({ ok: true }))

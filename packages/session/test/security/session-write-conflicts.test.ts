@@ -5,13 +5,12 @@
 import { test } from 'tap'
 import Fastify, { type FastifyInstance } from 'fastify'
 import { middlewareChain } from '@fastify-gatehouse/core'
-import '@fastify-gatehouse/errors'
 import { MemorySessionStore, sessionKey, type SessionRecord, type SessionStore, type SessionWriteCondition, type SessionWriteResult } from '@fastify-gatehouse/session'
-import { sessionCookie } from '../helpers/build.js'
+import { components, sessionCookie } from '../helpers/build.js'
 
 async function build (store: SessionStore): Promise<{ app: FastifyInstance, release: () => void, entered: () => number }> {
   const app = Fastify()
-  await middlewareChain(app, { middleware: { session: { store } } })
+  await middlewareChain(app, { middleware: { session: { store } } }, { components })
   let open!: () => void
   const opened = new Promise<void>((resolve) => { open = resolve })
   let count = 0

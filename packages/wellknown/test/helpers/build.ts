@@ -1,8 +1,7 @@
 import Fastify, { type FastifyInstance } from 'fastify'
 import { middlewareChain, type Recipe } from '@fastify-gatehouse/core'
-import '@fastify-gatehouse/errors'
-import '@fastify-gatehouse/wellknown'
-import type { WellKnownOptions } from '@fastify-gatehouse/wellknown'
+import { errorsPlugin } from '@fastify-gatehouse/errors'
+import { wellknownPlugin, type WellKnownOptions } from '@fastify-gatehouse/wellknown'
 
 export const SECURITY_TXT = 'Contact: mailto:security@example.com\nExpires: 2030-01-01T00:00:00.000Z\nPreferred-Languages: en\n'
 
@@ -16,7 +15,7 @@ export interface Built { app: FastifyInstance, seen: string[] }
 export async function build (wellknown: WellKnownOptions = {}, extra: Recipe = {}): Promise<Built> {
   const app = Fastify()
   const seen: string[] = []
-  await middlewareChain(app, { ...extra, middleware: { ...extra.middleware, wellknown: wellknown as Record<string, unknown> } })
+  await middlewareChain(app, { ...extra, middleware: { ...extra.middleware, wellknown: wellknown as Record<string, unknown> } }, { components: [errorsPlugin, wellknownPlugin] })
   const record = async (request: { url: string }) => { seen.push(request.url); return { app: true } }
   app.get('/', record)
   app.get('/.env', record)
