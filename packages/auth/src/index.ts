@@ -47,7 +47,8 @@ const auth: FastifyPluginAsync<AuthOptions> = async function auth (app, options)
  * The auth component (order 400, off by default): resolves the caller from
  * the `Authorization` header in an `onRequest` hook and sets
  * `request.scope.auth`; a present but invalid header is a 401 with a
- * challenge; several `Authorization` headers are a 400. No header leaves
+ * challenge; a malformed bearer request (RFC 6750 §3.1) and several
+ * `Authorization` headers are a 400. No header leaves
  * `scope.auth` null (the session component may fill it later).
  */
 export const authPlugin = defineComponent<AuthOptions>({
@@ -93,6 +94,7 @@ export {
   GATEHOUSE_AUTH_STORE_FILE,
   GATEHOUSE_AUTH_STORE_INPUT,
   INVALID_CREDENTIALS,
+  INVALID_REQUEST,
   INVALID_TOKEN,
   KEYS_UNAVAILABLE,
   UNSUPPORTED_SCHEME
