@@ -71,6 +71,27 @@ test('the 401 negotiation through AppServer', async (t) => {
   t.equal(api.json().login_url, '/_server/login_page?next=%2Forders')
 })
 
+test('a failed sign-in never sends the caller back to a /_server route (issue 14)', async (t) => {
+  const server = build()
+  t.teardown(() => server.close())
+  const failed = await server.inject({ method: 'POST', url: '/_server/login', payload: { identity: 'alice', password: 'wrong' } })
+  t.equal(failed.statusCode, 401)
+  t.equal(failed.json().code, 'GATEHOUSE_SERVER_INVALID_LOGIN')
+  t.equal(failed.json().login_url, '/_server/login_page?next=%2F', 'not next=/_server/login (POST only: sign-in would land on a 404)')
+  const admin = await server.inject({ url: '/_server/users', headers: { authorization: 'Bearer wrong' } })
+  t.equal(admin.json().login_url, '/_server/login_page?next=%2F')
+  const page = await server.inject('/_server/login_page?next=/_server/login')
+  t.match(page.body, 'data-next="/"', 'a crafted link to the page does not carry it either')
+  const form = await server.inject({
+    method: 'POST',
+    url: '/_server/login',
+    headers: { host: 'shop.example', origin: 'http://shop.example', 'content-type': 'application/x-www-form-urlencoded', accept: 'text/html' },
+    payload: 'identity=alice&password=alice-pass&next=%2F_server%2Flogin'
+  })
+  t.equal(form.statusCode, 303)
+  t.equal(form.headers.location, '/')
+})
+
 test('SUPERADMIN: the bootstrapped admin manages users and tokens; nobody else can', async (t) => {
   const server = build()
   t.teardown(() => server.close())
