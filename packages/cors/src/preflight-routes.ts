@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema } from 'fastify'
 
 // A request reaches an instance's onRequest hooks only when it is routed
 // into that instance. At the root, an OPTIONS without a route of its own
@@ -36,7 +36,8 @@ export function routePreflights (app: FastifyInstance): void {
     }
     return
   }
-  const hidden = { schema: { hide: true } }
+  // `hide` keeps them out of @fastify/swagger's document (its own key, not Fastify's type).
+  const hidden = { schema: { hide: true } as FastifySchema }
   // `<prefix>` itself; a prefix ending in `/` has no slash-less form (as
   // with Fastify's own routes under it).
   if (!prefix.endsWith('/') && !app.hasRoute({ method: 'OPTIONS', url: prefix })) {

@@ -26,6 +26,7 @@ class Slow extends RoutedApplication {
 
 function build () {
   return new AppServer({
+    logger: false,
     primary: new Shop(),
     apps: { '/slow': new Slow() },
     auth: { basic: { root: { password: 'root-pass', tags: 'admin' } }, bearer: { ci: { token: 'ci-token', tags: 'ops' } }, jwt: [{ secret: SECRET, algorithm: 'HS256', tagsClaim: 'tags' }] },
@@ -137,7 +138,7 @@ test('adminPassword updates an existing admin', async (t) => {
   const users = new MemoryUserStore({ scrypt: { N: 1024, r: 8, p: 1 } })
   await users.add('admin', { password: 'old-password', tags: 'ops' })
   await users.setEnabled('admin', false)
-  const server = new AppServer({ users, adminPassword: 'new-password' })
+  const server = new AppServer({ logger: false, users, adminPassword: 'new-password' })
   t.teardown(() => server.close())
   await server.ready()
   t.match(await users.verify('admin', 'new-password'), { tags: ['ops', 'SUPERADMIN'] })
@@ -162,7 +163,6 @@ test('close() lets requests in flight finish', async (t) => {
 
 test('boot errors surface from ready()', async (t) => {
   const cases: Array<[ConstructorParameters<typeof AppServer>[0], RegExp]> = [
-    [{ adminPassword: 'short' }, /adminPassword must be a string of at least 8 characters/],
     [{ apps: { '/': new Shop() } }, /a mount prefix must start with "\/" and not be "\/"/],
     [{ auth: { jwt: { main: { secret: SECRET, algorithm: 'HS256' } } as never } }, /auth\.jwt is a list of verifiers in the server form/],
     [{ middleware: { gzip: true } }, /Unknown component "gzip"/],
@@ -173,10 +173,16 @@ test('boot errors surface from ready()', async (t) => {
     [{ middleware: { session: false } }, /needs the session component/]
   ]
   for (const [options, message] of cases) {
-    const server = new AppServer(options)
+    const server = new AppServer({ logger: false, ...options })
     await t.rejects(server.ready(), message, JSON.stringify(Object.keys(options ?? {})))
     await server.close()
   }
+})
+
+test('a short adminPassword is a coded boot error that never shows the value', async (t) => {
+  const server = new AppServer({ adminPassword: 'short', logger: false })
+  await t.rejects(server.ready(), { code: 'GATEHOUSE_SERVER_INVALID_OPTIONS', message: 'adminPassword: must be a string of at least 8 characters' })
+  await server.close()
 })
 
 test('RoutedApplication lists its routes; @route checks its path', async (t) => {
@@ -185,7 +191,7 @@ test('RoutedApplication lists its routes; @route checks its path', async (t) => 
 })
 
 test('server.register adds routes inside the chain; too late is an error', async (t) => {
-  const server = new AppServer({ users: { alice: { password: 'alice-pass', tags: 'ops' } }, login: true })
+  const server = new AppServer({ logger: false, users: { alice: { password: 'alice-pass', tags: 'ops' } }, login: true })
   t.teardown(() => server.close())
   server.register(async (app) => { app.get('/extra', { authRule: 'ops' }, async (req) => ({ for: req.scope.auth?.identity })) })
   const nav = await server.inject({ url: '/extra', headers: { accept: 'text/html' } })
@@ -196,8 +202,33 @@ test('server.register adds routes inside the chain; too late is an error', async
 })
 
 test('a rule on a route added to server.fastify before the chain is a boot error, never open', async (t) => {
-  const server = new AppServer({})
+  const server = new AppServer({ logger: false })
   t.teardown(() => server.close())
   server.fastify.get('/early', { config: { authRule: 'ops' } }, async () => 'open!')
   await t.rejects(server.inject('/early'), { code: 'GATEHOUSE_CORE_UNENFORCED_AUTH_RULE', message: /^authRule cannot be enforced on GET \/early, HEAD \/early:/ })
+})
+
+test('the default logger: info, to stdout, and no secret in what it writes (issue 14)', async (t) => {
+  const { spawn } = await import('node:child_process')
+  const { fileURLToPath } = await import('node:url')
+  const { JWT_SECRET, SECRETS } = await import('./fixtures/default-logger.secrets.js')
+  const fixture = fileURLToPath(new URL('./fixtures/default-logger.ts', import.meta.url))
+  const child = spawn(process.execPath, ['--import', 'tsx', '--conditions=gatehouse-src', fixture])
+  let stdout = ''
+  let stderr = ''
+  child.stdout.on('data', (c) => { stdout += c })
+  child.stderr.on('data', (c) => { stderr += c })
+  const code = await new Promise((resolve) => child.on('close', resolve))
+  t.equal(code, 0, stderr)
+  t.match(stderr, /^level=info$/m, 'info unless told otherwise')
+  t.match(stderr, /^statuses=200,200,200,401,200,200,200,401,403,200,401,404$/m, 'every request was answered as expected')
+  const sessionId = /^session=(\S+)$/m.exec(stderr)?.[1]
+  t.ok(sessionId !== undefined && sessionId.length >= 20, 'the session id is known to the test')
+  const lines = stdout.split('\n').filter((line) => line !== '').map((line) => JSON.parse(line) as { level: number, msg: string })
+  t.ok(lines.length >= 24, 'request lines are written')
+  t.ok(lines.every((line) => line.level >= 30), 'nothing below info')
+  t.ok(lines.some((line) => line.msg === 'incoming request') && lines.some((line) => line.msg === 'request completed'))
+  for (const [name, secret] of Object.entries({ ...SECRETS, jwtSecret: JWT_SECRET, sessionId: sessionId! })) {
+    t.notOk(stdout.includes(secret), `no log line holds the ${name}`)
+  }
 })

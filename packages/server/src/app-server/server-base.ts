@@ -42,7 +42,11 @@ export interface ServerBaseOptions {
   middleware?: Recipe['middleware']
   /** Options of the session component (always on: the `_server` app needs it). */
   session?: SessionOptions
-  /** Fastify's logger: true, false, or a pino logger. Default: false. */
+  /**
+   * Fastify's logger: `true` (pino at `info`, to stdout), `false` (silent),
+   * or a pino logger. Default: `true`. Request lines go through the
+   * redacting log controller, so nothing secret is written at `info`.
+   */
   logger?: boolean | FastifyBaseLogger
   /** Trust X-Forwarded-* from these proxies (Fastify's trustProxy). Default: false. */
   trustProxy?: FastifyServerOptions['trustProxy']
@@ -91,7 +95,7 @@ export class ServerBase {
   #mounted = false
 
   constructor (options: ServerBaseOptions = {}) {
-    const { logger = false, trustProxy = false } = options
+    const { logger = true, trustProxy = false } = options
     const accessLog = options.middleware?.logging !== undefined && options.middleware.logging !== false && options.middleware.logging !== 'off'
     // An OIDC callback URL carries the authorization code and the state.
     const oidc = Object.keys(options.serverApp?.oidc ?? {}).length > 0
