@@ -4,10 +4,18 @@ import { MAX_AUTHORIZATION_LENGTH, parseAuthorization } from './authorization-he
 import { BasicBackend, type Outcome } from './basic.js'
 import { StaticTokens, TOKEN68 } from './bearer.js'
 import { BoundedCache } from './bounded-cache.js'
-import { BAD_HEADER, INVALID_CREDENTIALS, INVALID_TOKEN, KEYS_UNAVAILABLE, UNSUPPORTED_SCHEME, unauthorized } from './errors.js'
+import { BAD_HEADER, INVALID_CREDENTIALS, INVALID_REQUEST, INVALID_TOKEN, KEYS_UNAVAILABLE, UNSUPPORTED_SCHEME, unauthorized } from './errors.js'
 import { decodeJws, type DecodedJws } from './jws.js'
 import { JwtVerifier, type JwtFailure, type VerifiedJwt } from './jwt.js'
 import { resolveAuthOptions, type AuthOptions, type ResolvedAuthOptions } from './options.js'
+
+// The scheme of a header the parser refused is Bearer (`Bearer`, `bearer `,
+// `Bearer\t…`): its malformation is then RFC 6750's to name.
+const BEARER_SCHEME = /^[ \t]*bearer(?:$|[^!#$%&'*+.^_`|~0-9A-Za-z-])/i
+
+function namesBearer (header: string): boolean {
+  return BEARER_SCHEME.test(header)
+}
 
 /** AuthCore's options: the auth component's options, and a clock. */
 export interface AuthCoreOptions extends AuthOptions {
@@ -69,6 +77,13 @@ export class AuthCore {
     return unauthorized(INVALID_TOKEN, detail, this.#bearerChallenge('invalid_token', detail))
   }
 
+  // RFC 6750 §3.1: a malformed request is `invalid_request`, which SHOULD be
+  // a 400: the client is broken, asking it to authenticate again would not help.
+  #invalidRequest (reason: string): HttpError {
+    const detail = `Malformed bearer request: ${reason}`
+    return new HttpError(400, detail, { code: INVALID_REQUEST, headers: { 'www-authenticate': this.#bearerChallenge('invalid_request', detail) } })
+  }
+
   /**
    * The caller for an `Authorization` header value. Never returns null: a
    * header that is present must be valid.
@@ -92,7 +107,10 @@ export class AuthCore {
       }
     }
     const parsed = parseAuthorization(header)
-    if (typeof parsed === 'string') throw unauthorized(BAD_HEADER, `Malformed Authorization header: ${parsed}`, this.#challenges)
+    if (typeof parsed === 'string') {
+      if (this.#acceptsBearer && namesBearer(header)) throw this.#invalidRequest(parsed)
+      throw unauthorized(BAD_HEADER, `Malformed Authorization header: ${parsed}`, this.#challenges)
+    }
     if (parsed.scheme === 'basic' && this.#basic !== undefined) return this.#basicCaller(parsed.credentials)
     if (parsed.scheme === 'bearer' && this.#acceptsBearer) return this.#bearerCaller(parsed.credentials)
     throw unauthorized(UNSUPPORTED_SCHEME, `The ${parsed.scheme} scheme is not accepted`, this.#challenges)
@@ -109,9 +127,7 @@ export class AuthCore {
   }
 
   #bearerCaller (token: string): Avatar | Promise<Avatar> {
-    if (!TOKEN68.test(token)) {
-      throw unauthorized(BAD_HEADER, 'Malformed bearer token', this.#bearerChallenge('invalid_request', 'Malformed bearer token'))
-    }
+    if (!TOKEN68.test(token)) throw this.#invalidRequest('the bearer token is not a b64token')
     return this.#bearerToken(token)
   }
 

@@ -14,6 +14,14 @@ export const INVALID_CREDENTIALS = 'GATEHOUSE_AUTH_INVALID_CREDENTIALS'
 /** A bearer token, JWT or API key that is unknown, malformed, expired or revoked. */
 export const INVALID_TOKEN = 'GATEHOUSE_AUTH_INVALID_TOKEN'
 
+/**
+ * A malformed bearer request (400, RFC 6750 §3.1 `invalid_request`): the
+ * scheme is Bearer but the header is empty, too long, has control
+ * characters, or the token is not a b64token. The challenge says
+ * `error="invalid_request"`; the session is not asked instead.
+ */
+export const INVALID_REQUEST = 'GATEHOUSE_AUTH_INVALID_REQUEST'
+
 /** The request has more than one `Authorization` header (400): which one a proxy or the app reads is not ours to guess. */
 export const DUPLICATE_AUTHORIZATION = 'GATEHOUSE_AUTH_DUPLICATE_AUTHORIZATION'
 

@@ -6,7 +6,8 @@ import { authOptionsSchema, type AuthOptions } from './options.js'
  * The auth component (order 400, off by default): resolves the caller from
  * the `Authorization` header in an `onRequest` hook and sets
  * `request.scope.auth`; a present but invalid header is a 401 with a
- * challenge; several `Authorization` headers are a 400. No header leaves
+ * challenge; a malformed bearer request (RFC 6750 §3.1) and several
+ * `Authorization` headers are a 400. No header leaves
  * `scope.auth` null (the session component may fill it later).
  */
 export const authPlugin = defineComponent<AuthOptions>({
@@ -40,6 +41,7 @@ export type { LockoutStore } from './lockout/lockout-store.js'
 export { MemoryUserStore } from './stores/memory-user-store.js'
 export type { UserStoreOptions } from './stores/user-store-base.js'
 export { FileUserStore } from './stores/file-user-store.js'
+export { checkPassword } from './stores/user-table.js'
 export type { FileUserStoreOptions } from './stores/file-user-store.js'
 export { DEFAULT_SCRYPT, hashPassword, parsePasswordHash, verifyAgainstDummy, verifyPassword } from './password.js'
 export type { PasswordHash, ScryptParams } from './password.js'
@@ -55,6 +57,7 @@ export {
   GATEHOUSE_AUTH_STORE_FILE,
   GATEHOUSE_AUTH_STORE_INPUT,
   INVALID_CREDENTIALS,
+  INVALID_REQUEST,
   INVALID_TOKEN,
   KEYS_UNAVAILABLE,
   UNSUPPORTED_SCHEME

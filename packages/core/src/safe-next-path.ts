@@ -5,6 +5,11 @@ import { hasControlCharacter } from './http-syntax.js'
 // "another host"), and nothing that browsers strip or reinterpret.
 const MAX_LENGTH = 2048
 const BASE = 'http://gatehouse.invalid'
+// The `_server` app's routes are POST endpoints, JSON APIs and the login
+// page itself: after signing in, none is a place to land (a failed
+// `POST /_server/login` would send the browser to a 404). Case and
+// percent-encoding do not matter: routers may ignore the one, do decode the other.
+const SERVER_APP = /^\/_server(?:\/|$)/i
 
 function isSafePath (value: string): boolean {
   return value.startsWith('/') &&
@@ -22,7 +27,9 @@ function isSafePath (value: string): boolean {
  * characters, with a scheme (`https:`, `javascript:`), protocol-relative
  * (`//host`, `/\host`), with a backslash or a control character — checked
  * both as given and after one percent-decoding, so `/%2F/evil` and
- * `%2F%2Fevil` are refused too.
+ * `%2F%2Fevil` are refused too. Also gives `/` for a path of the `_server`
+ * app (`/_server`, `/_server/…`, in any case or encoding): none is a page
+ * to come back to after signing in.
  */
 export function safeNextPath (next: unknown): string {
   if (typeof next !== 'string' || next.length > MAX_LENGTH || !isSafePath(next)) return '/'
@@ -39,5 +46,15 @@ export function safeNextPath (next: unknown): string {
   const url = new URL(next, BASE)
   if (url.origin !== BASE) return '/'
   const path = url.pathname + url.search + url.hash
-  return isSafePath(path) ? path : '/'
+  if (!isSafePath(path) || SERVER_APP.test(decodedPath(url.pathname))) return '/'
+  return path
+}
+
+// The path as a router matches it (%2F included: some decode it too).
+function decodedPath (pathname: string): string {
+  try {
+    return decodeURIComponent(pathname)
+  } catch {
+    return pathname
+  }
 }

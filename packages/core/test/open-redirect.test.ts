@@ -25,3 +25,15 @@ test('safeNextPath refuses everything that leaves the origin', async (t) => {
 test('safeNextPath refuses non-strings', async (t) => {
   for (const next of [undefined, null, 42, ['/a'], { a: 1 }]) t.equal(safeNextPath(next), '/')
 })
+
+test('safeNextPath never names a /_server route: they are POST endpoints, APIs and the login page itself', async (t) => {
+  const server = [
+    '/_server', '/_server/', '/_server/login', '/_server/login?x=1', '/_server/login_page?next=/orders',
+    '/_server/logout', '/_server/users/alice', '/_server/auth/oidc:corp/callback?code=x',
+    '/%5Fserver/login', '/%5fserver/login', '/_SERVER/login', '/_Server/login', '/a/../_server/login', '/./_server/login',
+    '/_server%2Flogin'
+  ]
+  for (const next of server) t.equal(safeNextPath(next), '/', JSON.stringify(next))
+  // Only the /_server segment itself, not a look-alike.
+  for (const next of ['/_servers', '/_server-status', '/app/_server/login', '/_serverless?x=1']) t.equal(safeNextPath(next), next, next)
+})

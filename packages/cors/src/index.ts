@@ -2,6 +2,7 @@ import type { FastifyPluginAsync } from 'fastify'
 import { defineComponent, ORDER } from '@fastify-gatehouse/core'
 import { corsOptionsSchema, resolveCorsOptions, type CorsOptions } from './options.js'
 import { corsHook } from './cors-hook.js'
+import { routePreflights } from './preflight-routes.js'
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -18,6 +19,8 @@ const cors: FastifyPluginAsync<CorsOptions> = async function cors (app, options)
   // onRequest: preflights are answered before auth (order 400) runs, and
   // the headers are on the reply before anything can fail.
   app.addHook('onRequest', corsHook(opts))
+  // Inside a prefixed plugin, OPTIONS requests must be routed here first.
+  routePreflights(app)
 }
 
 /**

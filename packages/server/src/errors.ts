@@ -120,3 +120,12 @@ export const GATEHOUSE_SERVER_CLI_USAGE = createError<[string]>(
 /** `gatehouse serve --app` cannot load the module, or its default export is not a RoutedApplication. */
 export const GATEHOUSE_SERVER_BAD_APP = createError<[string]>(
   'GATEHOUSE_SERVER_BAD_APP', '%s', 500, Error)
+
+/**
+ * A CLI command that reads a store (`list`, `passwd`, `revoke`, …) was
+ * pointed at a folder holding neither users.json nor keys.json: a typo in
+ * `--store` must not read as an empty store. The message names the folder.
+ */
+export const GATEHOUSE_SERVER_NO_STORE = createError<[string]>(
+  'GATEHOUSE_SERVER_NO_STORE',
+  'no store at %s (neither users.json nor keys.json is there); check --store or $GATEHOUSE_STORE (`users add` and `keys issue` create a store)', 500, Error)

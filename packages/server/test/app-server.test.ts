@@ -26,6 +26,7 @@ class Slow extends RoutedApplication {
 
 function build () {
   return new AppServer({
+    logger: false,
     primary: new Shop(),
     apps: { '/slow': new Slow() },
     auth: { basic: { root: { password: 'root-pass', tags: 'admin' } }, bearer: { ci: { token: 'ci-token', tags: 'ops' } }, jwt: [{ name: 'main', secret: SECRET, algorithm: 'HS256', tagsClaim: 'tags' }] },
@@ -69,6 +70,27 @@ test('the 401 negotiation through AppServer', async (t) => {
   t.equal(api.statusCode, 401)
   t.match(api.headers['www-authenticate'], /^Bearer realm="gatehouse", error="invalid_token"/)
   t.equal(api.json().login_url, '/_server/login_page?next=%2Forders')
+})
+
+test('a failed sign-in never sends the caller back to a /_server route (issue 14)', async (t) => {
+  const server = build()
+  t.teardown(() => server.close())
+  const failed = await server.inject({ method: 'POST', url: '/_server/login', payload: { identity: 'alice', password: 'wrong' } })
+  t.equal(failed.statusCode, 401)
+  t.equal(failed.json().code, 'GATEHOUSE_SERVER_INVALID_LOGIN')
+  t.equal(failed.json().login_url, '/_server/login_page?next=%2F', 'not next=/_server/login (POST only: sign-in would land on a 404)')
+  const admin = await server.inject({ url: '/_server/users', headers: { authorization: 'Bearer wrong' } })
+  t.equal(admin.json().login_url, '/_server/login_page?next=%2F')
+  const page = await server.inject('/_server/login_page?next=/_server/login')
+  t.match(page.body, 'data-next="/"', 'a crafted link to the page does not carry it either')
+  const form = await server.inject({
+    method: 'POST',
+    url: '/_server/login',
+    headers: { host: 'shop.example', origin: 'http://shop.example', 'content-type': 'application/x-www-form-urlencoded', accept: 'text/html' },
+    payload: 'identity=alice&password=alice-pass&next=%2F_server%2Flogin'
+  })
+  t.equal(form.statusCode, 303)
+  t.equal(form.headers.location, '/')
 })
 
 test('SUPERADMIN: the bootstrapped admin manages users and tokens; nobody else can', async (t) => {
@@ -116,7 +138,7 @@ test('adminPassword updates an existing admin', async (t) => {
   const users = new MemoryUserStore({ scrypt: { N: 1024, r: 8, p: 1 } })
   await users.add('admin', { password: 'old-password', tags: 'ops' })
   await users.setEnabled('admin', false)
-  const server = new AppServer({ users, adminPassword: 'new-password' })
+  const server = new AppServer({ logger: false, users, adminPassword: 'new-password' })
   t.teardown(() => server.close())
   await server.ready()
   t.match(await users.verify('admin', 'new-password'), { tags: ['ops', 'SUPERADMIN'] })
@@ -154,10 +176,16 @@ test('boot errors surface from ready(), coded and naming the option', async (t) 
     [{ middleware: { session: false } }, 'GATEHOUSE_SERVER_SESSION_REQUIRED', /needs the session component/]
   ]
   for (const [options, code, message] of cases) {
-    const server = new AppServer(options)
+    const server = new AppServer({ logger: false, ...options })
     await t.rejects(server.ready(), { ...(code === undefined ? {} : { code }), message }, JSON.stringify(Object.keys(options ?? {})))
     await server.close()
   }
+})
+
+test('a short adminPassword is a coded boot error that never shows the value', async (t) => {
+  const server = new AppServer({ adminPassword: 'short', logger: false })
+  await t.rejects(server.ready(), { code: 'GATEHOUSE_SERVER_INVALID_OPTIONS', message: 'adminPassword: must be a string of at least 8 characters' })
+  await server.close()
 })
 
 test('RoutedApplication lists its routes; @route checks its path', async (t) => {
@@ -166,7 +194,7 @@ test('RoutedApplication lists its routes; @route checks its path', async (t) => 
 })
 
 test('server.register adds routes inside the chain; too late is an error', async (t) => {
-  const server = new AppServer({ users: { alice: { password: 'alice-pass', tags: 'ops' } }, login: true })
+  const server = new AppServer({ logger: false, users: { alice: { password: 'alice-pass', tags: 'ops' } }, login: true })
   t.teardown(() => server.close())
   server.register(async (app) => { app.get('/extra', { authRule: 'ops' }, async (req) => ({ for: req.scope.auth?.identity })) })
   const nav = await server.inject({ url: '/extra', headers: { accept: 'text/html' } })
@@ -177,8 +205,33 @@ test('server.register adds routes inside the chain; too late is an error', async
 })
 
 test('a rule on a route added to server.fastify before the chain is a boot error, never open', async (t) => {
-  const server = new AppServer({})
+  const server = new AppServer({ logger: false })
   t.teardown(() => server.close())
   server.fastify.get('/early', { config: { authRule: 'ops' } }, async () => 'open!')
   await t.rejects(server.inject('/early'), { code: 'GATEHOUSE_CORE_UNENFORCED_AUTH_RULE', message: /^authRule cannot be enforced on GET \/early, HEAD \/early:/ })
+})
+
+test('the default logger: info, to stdout, and no secret in what it writes (issue 14)', async (t) => {
+  const { spawn } = await import('node:child_process')
+  const { fileURLToPath } = await import('node:url')
+  const { JWT_SECRET, SECRETS } = await import('./fixtures/default-logger.secrets.js')
+  const fixture = fileURLToPath(new URL('./fixtures/default-logger.ts', import.meta.url))
+  const child = spawn(process.execPath, ['--import', 'tsx', '--conditions=gatehouse-src', fixture])
+  let stdout = ''
+  let stderr = ''
+  child.stdout.on('data', (c) => { stdout += c })
+  child.stderr.on('data', (c) => { stderr += c })
+  const code = await new Promise((resolve) => child.on('close', resolve))
+  t.equal(code, 0, stderr)
+  t.match(stderr, /^level=info$/m, 'info unless told otherwise')
+  t.match(stderr, /^statuses=200,200,200,401,200,200,200,401,403,200,401,404$/m, 'every request was answered as expected')
+  const sessionId = /^session=(\S+)$/m.exec(stderr)?.[1]
+  t.ok(sessionId !== undefined && sessionId.length >= 20, 'the session id is known to the test')
+  const lines = stdout.split('\n').filter((line) => line !== '').map((line) => JSON.parse(line) as { level: number, msg: string })
+  t.ok(lines.length >= 24, 'request lines are written')
+  t.ok(lines.every((line) => line.level >= 30), 'nothing below info')
+  t.ok(lines.some((line) => line.msg === 'incoming request') && lines.some((line) => line.msg === 'request completed'))
+  for (const [name, secret] of Object.entries({ ...SECRETS, jwtSecret: JWT_SECRET, sessionId: sessionId! })) {
+    t.notOk(stdout.includes(secret), `no log line holds the ${name}`)
+  }
 })

@@ -1,5 +1,4 @@
 import { test } from 'tap'
-import { spawn } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
@@ -8,42 +7,7 @@ import { fileURLToPath } from 'node:url'
 import Fastify from 'fastify'
 import { authPlugin, FileApiKeyStore, FileUserStore } from '@fastify-gatehouse/auth'
 import { runCli } from '@fastify-gatehouse/server'
-
-const FIXTURE = fileURLToPath(new URL('./fixtures/gatehouse.ts', import.meta.url))
-const BIN = fileURLToPath(new URL('../bin/gatehouse.js', import.meta.url))
-
-interface Run { code: number | null, stdout: string, stderr: string }
-
-// Most commands run in this process through runCli with buffers for its
-// streams (a tsx child costs ~1.5 s to start); `process: true` runs the CLI
-// as a child on the sources, `bin: true` runs the built bin, where being
-// another process is the point.
-async function gatehouse (args: string[], options: { stdin?: string, cwd?: string, env?: Record<string, string>, bin?: boolean, process?: boolean } = {}): Promise<Run> {
-  if (options.bin === true || options.process === true) return spawnCli(args, options)
-  let stdout = ''
-  let stderr = ''
-  const stdin = new PassThrough()
-  stdin.end(options.stdin ?? '')
-  const code = await runCli(args, {
-    stdin,
-    stdout: new PassThrough().on('data', (c: Buffer) => { stdout += c }),
-    stderr: new PassThrough().on('data', (c: Buffer) => { stderr += c }),
-    env: { ...process.env, ...options.env },
-    cwd: options.cwd ?? process.cwd()
-  })
-  return { code, stdout, stderr }
-}
-
-function spawnCli (args: string[], options: { stdin?: string, cwd?: string, env?: Record<string, string>, bin?: boolean }): Promise<Run> {
-  const argv = options.bin === true ? [BIN, ...args] : ['--import', 'tsx', '--conditions=gatehouse-src', FIXTURE, ...args]
-  const child = spawn(process.execPath, argv, { cwd: options.cwd, env: { ...process.env, ...options.env } })
-  let stdout = ''
-  let stderr = ''
-  child.stdout.on('data', (c) => { stdout += c })
-  child.stderr.on('data', (c) => { stderr += c })
-  child.stdin.end(options.stdin ?? '')
-  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })))
-}
+import { gatehouse } from './helpers/cli.js'
 
 test('keys: issue prints the key once, list never shows it, revoke and delete', async (t) => {
   const dir = t.testdir({})
@@ -87,7 +51,8 @@ test('keys issue --expires', async (t) => {
 })
 
 test('bad input: clear messages and non-zero exits', async (t) => {
-  const dir = t.testdir({ 'bad': { 'keys.json': '{ nope' } })
+  // An empty store: the commands below fail on what is (not) in it.
+  const dir = t.testdir({ 'bad': { 'keys.json': '{ nope' }, '.gatehouse': { 'users.json': '{"version":1,"users":[]}', 'keys.json': '{"version":1,"keys":[]}' } })
   const cases: Array<[string[], number, RegExp, string?]> = [
     [['keys', 'issue'], 2, /--label is required/],
     [['keys', 'issue', '--lable', 'x'], 2, /Unknown option '--lable'/],

@@ -17,6 +17,7 @@ const REFUSED = { statusCode: 403, code: 'GATEHOUSE_CSRF_CROSS_SITE', error: 'Fo
 
 function build (options: Partial<AppServerOptions> = {}): AppServer {
   return new AppServer({
+    logger: false,
     primary: new Bank(),
     users: { alice: { password: 'alice-pass', tags: 'member' } },
     auth: { bearer: { api: { token: 'an-api-token-for-the-csrf-login-test', tags: 'member' } } },

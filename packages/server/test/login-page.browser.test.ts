@@ -13,7 +13,7 @@ class Shop extends RoutedApplication {
 }
 
 test('the login page in a real browser', { skip: browserSkip() }, async (t) => {
-  const server = new AppServer({ primary: new Shop(), users: { alice: { password: 'alice-pass', tags: 'ops' } }, login: true })
+  const server = new AppServer({ logger: false, primary: new Shop(), users: { alice: { password: 'alice-pass', tags: 'ops' } }, login: true })
   const base = await server.serve('127.0.0.1', 0)
   const browser = await launch()
   t.teardown(async () => { await browser.close(); await server.close() })

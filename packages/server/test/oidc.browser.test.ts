@@ -11,6 +11,7 @@ test('OIDC sign-in in a real browser: login page → provider → back signed in
   const base = `http://localhost:${port}`
   const idp = await startIdp([`${base}/_server/auth/oidc:local/callback`])
   const server = new AppServer({
+    logger: false,
     externalUrl: base,
     login: true,
     serverApp: { oidc: { local: { issuer: idp.issuer, clientId: 'gatehouse', clientSecret: 'gatehouse-client-secret', label: 'Local IdP', tags: 'staff' } }, allowInsecureIssuers: true }

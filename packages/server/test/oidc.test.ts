@@ -11,6 +11,7 @@ async function start (options: { identityClaim?: string, scopes?: string } = {})
   const base = `http://localhost:${port}`
   const idp = await startIdp([`${base}/_server/auth/oidc:local/callback`])
   const server = new AppServer({
+    logger: false,
     externalUrl: `${base}/`,
     login: true,
     serverApp: { oidc: { local: { issuer: idp.issuer, clientId: 'gatehouse', clientSecret: 'gatehouse-client-secret', tags: 'staff', label: 'Local IdP', ...options } }, allowInsecureIssuers: true }
@@ -104,6 +105,7 @@ test('login_methods lists the provider, never its issuer or secret; the percent-
 test('provider down at discovery: a clear 502, and it recovers', async (t) => {
   const port = await freePort()
   const server = new AppServer({
+    logger: false,
     externalUrl: `http://localhost:${port}`,
     serverApp: { oidc: { down: { issuer: `http://127.0.0.1:${await freePort()}`, clientId: 'c', clientSecret: 's' } }, allowInsecureIssuers: true }
   })
@@ -122,7 +124,7 @@ test('boot rules', async (t) => {
   t.throws(() => new OidcMethod('g', { ...provider, clientSecret: '' }, { externalUrl: 'https://a.example' }), { code: 'GATEHOUSE_CORE_INVALID_OPTIONS', message: /^serverApp\.oidc\.g\.clientSecret: / })
   t.throws(() => new OidcMethod('g', { issuer: 'https://idp.example.com', clientId: 'c' } as never, { externalUrl: 'https://a.example' }), { code: 'GATEHOUSE_CORE_INVALID_OPTIONS', message: 'serverApp.oidc.g.clientSecret: is required' })
   t.equal(new OidcMethod('g', provider, { externalUrl: 'https://app.example.com//' }).redirectUri, 'https://app.example.com/_server/auth/oidc:g/callback', 'a trailing slash is not doubled')
-  const server = new AppServer({ serverApp: { oidc: { google: provider } } })
+  const server = new AppServer({ logger: false, serverApp: { oidc: { google: provider } } })
   await t.rejects(server.ready(), invalid(/^externalUrl: OIDC provider "google" needs/))
   await server.close()
 })

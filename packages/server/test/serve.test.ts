@@ -1,4 +1,4 @@
-import { test } from 'tap'
+import { test, type Test } from 'tap'
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { join } from 'node:path'
@@ -79,4 +79,48 @@ test('gatehouse serve: bad input', async (t) => {
   const wrong = await run('serve', '--config', 'ok.yaml', '--app', 'wrong.mjs', '--port', '0')
   t.match(wrong, { code: 1, err: /wrong\.mjs: the default export must be a RoutedApplication/ })
   t.notMatch(wrong.err, /\n\s+at /, 'no stack trace')
+})
+
+// Starts `gatehouse serve` in `cwd` with `args`; resolves with its base URL once it listens.
+async function serve (t: Test, cwd: string, args: string[], env: Record<string, string> = {}): Promise<{ base: string, stderr: () => string }> {
+  const child = spawn(process.execPath, [...tsx, 'serve', ...args, '--port', '0'], { cwd, env: { ...process.env, ...env } })
+  t.teardown(async () => {
+    if (child.exitCode !== null) return
+    child.kill('SIGTERM')
+    await once(child, 'exit')
+  })
+  let out = ''
+  let err = ''
+  child.stderr.on('data', (c) => { err += c })
+  const base = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`not started: ${out}${err}`)), 60_000)
+    child.stdout.on('data', (c) => {
+      out += c
+      const match = /serving at (http:\/\/127\.0\.0\.1:\d+)\//.exec(out)
+      if (match !== null) { clearTimeout(timer); resolve(match[1]!) }
+    })
+    child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`exited ${code}: ${err}`)) })
+  })
+  return { base, stderr: () => err }
+}
+
+test('a relative server_app.store is relative to the config file, not the working directory (issue 14)', async (t) => {
+  const dir = t.testdir({
+    deploy: { 'gatehouse.yaml': 'server:\n  host: 127.0.0.1\nserver_app:\n  store: ./data\n' },
+    data: {}
+  })
+  const users = await FileUserStore.open(join(dir, 'deploy', 'data', 'users.json'), { scrypt: { N: 1024, r: 8, p: 1 } })
+  await users.add('alice', { password: 'alice-pass', tags: 'ops' })
+  // Started from the parent folder, where ./data is another (empty) folder.
+  const { base, stderr } = await serve(t, dir, ['--config', join('deploy', 'gatehouse.yaml')])
+  const login = await fetch(`${base}/_server/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ identity: 'alice', password: 'alice-pass' }) })
+  t.equal(login.status, 200, 'alice is found in deploy/data/users.json')
+  t.same(await login.json(), { identity: 'alice', tags: ['ops'] })
+  t.notMatch(stderr(), /no store at/, 'the store exists, so nothing is said about it')
+})
+
+test('a server_app.store that does not exist yet is started empty, and serve says where', async (t) => {
+  const dir = t.testdir({ 'gatehouse.yaml': 'server:\n  host: 127.0.0.1\nserver_app:\n  store: ./fresh\n' })
+  const { stderr } = await serve(t, dir, ['--config', 'gatehouse.yaml'], { GATEHOUSE_ADMIN_PASSWORD: 'admin-password' })
+  t.match(stderr(), `gatehouse: server_app.store: no store at ${join(dir, 'fresh')} yet; starting an empty one there\n`)
 })

@@ -45,7 +45,7 @@ test('withUserCheck adds the check to any session setting that is on, and keeps 
 test('a UserStore without standing() is a boot error naming it', async (t) => {
   const legacy = new MemoryUserStore() as unknown as Record<string, unknown>
   const store = Object.fromEntries(['verify', 'get', 'add', 'setPassword', 'setTags', 'setEnabled', 'delete', 'list'].map((m) => [m, (legacy[m] as () => unknown).bind(legacy)]))
-  const server = new AppServer({ users: store as unknown as UserStore })
+  const server = new AppServer({ logger: false, users: store as unknown as UserStore })
   await t.rejects(server.ready(), { code: 'GATEHOUSE_SERVER_INVALID_OPTIONS', message: 'users: a UserStore must implement standing(identity) (sessions follow their user)' })
   await server.close()
 })
@@ -63,7 +63,7 @@ test('booting again with the same adminPassword keeps the admin\'s hash, so its 
   t.teardown(() => second.server.close())
   t.equal(await hashOf(), before, 'the second boot did not set the password again')
   t.equal((await get(second.base, '/_server/users', { cookie: adminCookie })).status, 200, 'the admin\'s session works on the new instance')
-  const changed = new AppServer({ users: await FileUserStore.open(join(dir, 'users.json'), { scrypt: FAST }), adminPassword: 'a-new-admin-password', session: { store: sessions } })
+  const changed = new AppServer({ logger: false, users: await FileUserStore.open(join(dir, 'users.json'), { scrypt: FAST }), adminPassword: 'a-new-admin-password', session: { store: sessions } })
   await changed.ready()
   t.teardown(() => changed.close())
   t.not(await hashOf(), before, 'a new adminPassword does set it')

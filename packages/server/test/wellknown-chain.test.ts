@@ -14,6 +14,7 @@ class Site extends RoutedApplication {
 
 function build (): AppServer {
   return new AppServer({
+    logger: false,
     primary: new Site(),
     auth: { bearer: { api: { token: 'a-token-for-the-wellknown-chain-test', tags: 'member' } } },
     middleware: {

@@ -23,6 +23,13 @@ test('precedence between the Authorization header and the session', async (t) =>
   t.equal(invalid.statusCode, 401, 'an invalid header is a 401, no fallback to the session')
   t.equal(invalid.json().code, 'GATEHOUSE_AUTH_INVALID_TOKEN')
 
+  // RFC 6750 §3.1: a malformed bearer request is a 400, still never the session's caller.
+  for (const authorization of ['Bearer ', 'Bearer a b']) {
+    const malformed = await app.inject({ url: '/whoami', headers: { cookie, authorization } })
+    t.equal(malformed.statusCode, 400, `${JSON.stringify(authorization)}: 400, no fallback to the session`)
+    t.equal(malformed.json().code, 'GATEHOUSE_AUTH_INVALID_REQUEST')
+  }
+
   const session = await app.inject({ url: '/whoami', headers: { cookie } })
   t.same(session.json().auth, { identity: 'alice', tags: ['member'], backend: 'session' }, 'no header: the session identity')
   t.equal((await app.inject({ url: '/private', headers: { cookie } })).statusCode, 200, 'and rules see it')

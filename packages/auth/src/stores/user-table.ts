@@ -68,6 +68,10 @@ export function checkIdentity (identity: unknown): string {
   return identity
 }
 
+/**
+ * The password policy of every user store (and of `gatehouse users hash`):
+ * 1–1024 characters. Returns the password; throws `GATEHOUSE_AUTH_STORE_INPUT`.
+ */
 export function checkPassword (password: unknown): string {
   if (typeof password !== 'string' || password === '' || password.length > MAX_PASSWORD) {
     throw new GATEHOUSE_AUTH_STORE_INPUT(`password must be 1–${MAX_PASSWORD} characters`)

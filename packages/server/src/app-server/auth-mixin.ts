@@ -13,6 +13,21 @@ export type { AuthMixinOptions } from './options.js'
  */
 export type ServerAuthConfig = Omit<AuthOptions, 'apiKeys'>
 
+/** Shortest admin password accepted. */
+export const ADMIN_PASSWORD_MIN = 8
+
+/**
+ * Checks the SUPERADMIN bootstrap password; `name` is how the caller gave it
+ * (`adminPassword`, `$GATEHOUSE_ADMIN_PASSWORD`). Throws
+ * `GATEHOUSE_SERVER_INVALID_OPTIONS` naming it, never showing the value.
+ */
+export function checkAdminPassword (value: unknown, name: string): string {
+  if (typeof value !== 'string' || value.length < ADMIN_PASSWORD_MIN) {
+    throw new GATEHOUSE_SERVER_INVALID_OPTIONS(name, `must be a string of at least ${ADMIN_PASSWORD_MIN} characters`)
+  }
+  return value
+}
+
 type ServerClass = new (...args: any[]) => ServerBase // eslint-disable-line @typescript-eslint/no-explicit-any
 
 const isStore = (value: unknown, method: string): boolean =>
@@ -50,7 +65,7 @@ export function AuthMixin<T extends ServerClass> (Base: T): T {
         users = seeded
       }
       if (options.adminPassword !== undefined) {
-        if (typeof options.adminPassword !== 'string' || options.adminPassword.length < 8) throw new GATEHOUSE_SERVER_INVALID_OPTIONS('adminPassword', 'must be a string of at least 8 characters')
+        checkAdminPassword(options.adminPassword, 'adminPassword')
         const admin = await users!.get('admin')
         if (admin === null) {
           await users!.add('admin', { password: options.adminPassword, tags: [SUPERADMIN] })

@@ -43,7 +43,11 @@ export interface ServerBaseOptions {
   components?: ComponentList
   /** Options of the session component (always on: the `_server` app needs it); or give them as `middleware.session`. Default: its defaults. */
   session?: SessionOptions
-  /** Fastify's logger: true, false, or a pino logger. Default: false. */
+  /**
+   * Fastify's logger: `true` (pino at `info`, to stdout), `false` (silent),
+   * or a pino logger. Default: `true`. Request lines go through the
+   * redacting log controller, so nothing secret is written at `info`.
+   */
   logger?: boolean | FastifyBaseLogger
   /** Trust X-Forwarded-* from these proxies (Fastify's trustProxy). Default: false. */
   trustProxy?: FastifyServerOptions['trustProxy']
@@ -103,7 +107,7 @@ export const defaults: ResolvedServerBaseOptions = Object.freeze({
   middleware: Object.freeze({}),
   components: undefined,
   session: undefined,
-  logger: false,
+  logger: true,
   trustProxy: false,
   server: serverLimitDefaults
 })

@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util'
 import { FileApiKeyStore } from '@fastify-gatehouse/auth'
 import { parseExpiry } from './duration.js'
 import { onlyArgument, UsageError, type CliIo } from './io.js'
-import { keysFile, storeDir } from './store-paths.js'
+import { commandStore, keysFile, reportCreated } from './store-paths.js'
 import { tagsFlag } from './tags-flag.js'
 import { formatTable } from './table.js'
 
@@ -36,15 +36,16 @@ export async function keysCommand (args: string[], io: CliIo): Promise<number> {
       json: { type: 'boolean', default: false }
     }
   })
-  const store = await FileApiKeyStore.open(keysFile(storeDir(io, values.store)))
-  try {
-    switch (action) {
-      case 'issue': {
-        if (positionals.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])}`)
-        if (values.label === undefined) throw new UsageError('--label is required')
-        const tags = tagsFlag(values.tags)
-        const expiresAt = values.expires === undefined ? null : parseExpiry(values.expires, new Date())
-        const { key, record } = await store.issue({ label: values.label, tags, expiresAt })
+  // Wrong usage is reported before the store is looked at.
+  switch (action) {
+    case 'issue': {
+      if (positionals.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])}`)
+      if (values.label === undefined) throw new UsageError('--label is required')
+      const tags = tagsFlag(values.tags)
+      const expiresAt = values.expires === undefined ? null : parseExpiry(values.expires, new Date())
+      return await withStore(io, values.store, true, async (store, created) => {
+        const { key, record } = await store.issue({ label: values.label!, tags, expiresAt })
+        if (created !== undefined) reportCreated(io, created)
         if (values.json) {
           io.stdout.write(JSON.stringify({ key, ...record }) + '\n')
         } else {
@@ -53,8 +54,10 @@ export async function keysCommand (args: string[], io: CliIo): Promise<number> {
           io.stderr.write(`Issued key ${record.keyId} for ${record.label}${record.expiresAt === null ? '' : `, expires ${record.expiresAt}`}. It is shown only this once.\n`)
         }
         return 0
-      }
-      case 'list': {
+      })
+    }
+    case 'list':
+      return await withStore(io, values.store, false, async (store) => {
         const keys = await store.list()
         if (values.json) {
           io.stdout.write(JSON.stringify(keys) + '\n')
@@ -66,10 +69,11 @@ export async function keysCommand (args: string[], io: CliIo): Promise<number> {
           ])))
         }
         return 0
-      }
-      case 'revoke':
-      case 'delete': {
-        const keyId = keyIdArgument(positionals)
+      })
+    case 'revoke':
+    case 'delete': {
+      const keyId = keyIdArgument(positionals)
+      return await withStore(io, values.store, false, async (store) => {
         const done = action === 'revoke' ? await store.revoke(keyId) : await store.delete(keyId)
         if (!done) {
           io.stderr.write(`gatehouse: no key ${keyId}\n`)
@@ -77,10 +81,19 @@ export async function keysCommand (args: string[], io: CliIo): Promise<number> {
         }
         io.stderr.write(`${action === 'revoke' ? 'Revoked' : 'Deleted'} key ${keyId}.\n`)
         return 0
-      }
-      default:
-        throw new UsageError(action === undefined ? 'which keys command?' : `unknown keys command ${JSON.stringify(action)}`)
+      })
     }
+    default:
+      throw new UsageError(action === undefined ? 'which keys command?' : `unknown keys command ${JSON.stringify(action)}`)
+  }
+}
+
+// Opens the key store of the command (see commandStore), runs `use`, closes it.
+async function withStore (io: CliIo, flag: string | undefined, adds: boolean, use: (store: FileApiKeyStore, created: string | undefined) => Promise<number>): Promise<number> {
+  const { dir, created } = await commandStore(io, flag, adds)
+  const store = await FileApiKeyStore.open(keysFile(dir))
+  try {
+    return await use(store, created ? dir : undefined)
   } finally {
     await store.close()
   }

@@ -9,10 +9,23 @@ ${SERVE_USAGE}
 ${KEYS_USAGE}
 ${USERS_USAGE}`
 
+// What the command line reports as one line: an error with a Gatehouse or
+// Fastify code (its message names the problem), or a system error (the port
+// is taken, a folder cannot be read). Anything else is a bug.
+function isCoded (err: unknown): err is Error & { code: string } {
+  const code = (err as { code?: unknown } | null)?.code
+  if (!(err instanceof Error) || typeof code !== 'string') return false
+  return code.startsWith('GATEHOUSE_') || code.startsWith('FST_') || typeof (err as { syscall?: unknown }).syscall === 'string'
+}
+
+/** Exit code of an internal error (sysexits EX_SOFTWARE): a bug, not a mistake of the caller. */
+export const EXIT_BUG = 70
+
 /**
  * Runs the `gatehouse` command line; resolves with the exit code: 0 done,
- * 1 failed (unknown key or user, store error, bad config: any coded error,
- * printed as one line without a stack), 2 wrong usage.
+ * 1 failed (a coded error, printed as one line: unknown key or user, store
+ * or config error, port taken), 2 wrong usage, 70 an uncoded error (a bug:
+ * printed with its stack).
  * D-CLI-01.
  */
 export async function main (argv: readonly string[], io: CliIo = processIo()): Promise<number> {
@@ -32,17 +45,17 @@ export async function main (argv: readonly string[], io: CliIo = processIo()): P
     if (group === 'serve') return await serveCommand(args, io)
     throw new UsageError(`unknown command ${JSON.stringify(group)}`)
   } catch (err) {
-    const code = (err as { code?: string }).code
-    if (err instanceof UsageError || code?.startsWith('ERR_PARSE_ARGS') === true) {
+    const code = (err as { code?: unknown } | null)?.code
+    if (err instanceof UsageError || (typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS'))) {
       io.stderr.write(`gatehouse: ${(err as Error).message}\n\n${usage}`)
       return 2
     }
-    // A coded error (Gatehouse's, Node's: EADDRINUSE, EACCES…) says what is
-    // wrong in its message; an uncoded one is a bug, and keeps its stack.
-    if (typeof code === 'string' && err instanceof Error) {
+    if (isCoded(err)) {
+      // One line: a multi-line message (a route tree) keeps its lines, never a stack.
       io.stderr.write(`gatehouse: ${err.message}\n`)
       return 1
     }
-    throw err
+    io.stderr.write(`gatehouse: internal error (a bug in gatehouse; please report it with what follows)\n${err instanceof Error ? err.stack ?? String(err) : String(err)}\n`)
+    return EXIT_BUG
   }
 }

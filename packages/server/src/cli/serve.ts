@@ -1,17 +1,18 @@
-import { isAbsolute, resolve } from 'node:path'
+import { dirname, isAbsolute, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { parseArgs } from 'node:util'
 import { Type } from '@sinclair/typebox'
 import { loadRecipe, pickServerLimits } from '@fastify-gatehouse/core'
 import { FileApiKeyStore, FileUserStore } from '@fastify-gatehouse/auth'
 import { AppServer } from '../app-server/app-server.js'
+import { checkAdminPassword } from '../app-server/auth-mixin.js'
 import { RoutedApplication } from '../app-server/routed-application.js'
 import { allComponents } from '../components.js'
 import { GATEHOUSE_SERVER_BAD_APP } from '../errors.js'
 import { loginOptionsSchema } from '../server-app/options.js'
 import { UsageError, type CliIo } from './io.js'
 import { openLockoutStore, openSessionStore, redisHost, redisStoreConfig, redisStoreSchema } from './redis-stores.js'
-import { keysFile, usersFile } from './store-paths.js'
+import { isStore, keysFile, usersFile } from './store-paths.js'
 
 export const SERVE_USAGE = `Usage:
   gatehouse serve --config <gatehouse.yaml|json> [--app <module>] [--host <host>] [--port <port>]
@@ -28,7 +29,8 @@ export const serverAppSchema = Type.Object({
     store: Type.Optional(redisStoreSchema)
   }, { additionalProperties: false })),
   /**
-   * Folder of users.json and keys.json (as for the CLI's --store).
+   * Folder of users.json and keys.json (as for the CLI's --store); a relative
+   * one is relative to the config file's folder.
    * D-CLI-02.
    */
   store: Type.Optional(Type.String({ minLength: 1 })),
@@ -64,7 +66,10 @@ export async function serveCommand (args: string[], io: CliIo, signals: NodeJS.E
   const port = values.port === undefined ? undefined : Number(values.port)
   if (port !== undefined && !(Number.isInteger(port) && port >= 0 && port <= 65535)) throw new UsageError('--port takes 0–65535')
 
-  const config = await loadRecipe(resolve(io.cwd, values.config), { components: allComponents, serverAppSchema })
+  // Checked before anything is opened; the value is never shown.
+  const adminPassword = io.env.GATEHOUSE_ADMIN_PASSWORD === undefined ? undefined : checkAdminPassword(io.env.GATEHOUSE_ADMIN_PASSWORD, '$GATEHOUSE_ADMIN_PASSWORD')
+  const configPath = resolve(io.cwd, values.config)
+  const config = await loadRecipe(configPath, { components: allComponents, serverAppSchema })
   const serverAppConfig = (config.serverApp ?? {}) as { login?: Record<string, unknown>, store?: string, loginSurface?: boolean }
   // Stores given as Redis URLs: checked before anything opens (D-REDIS-05);
   // the session store sits under middleware.session (D-CONFIG-05).
@@ -73,7 +78,11 @@ export async function serveCommand (args: string[], io: CliIo, signals: NodeJS.E
     ? await redisStoreConfig(sessionSetting.store, 'middleware.session.store')
     : undefined
   const lockoutStoreConfig = serverAppConfig.login?.store === undefined ? undefined : await redisStoreConfig(serverAppConfig.login.store, 'server_app.login.store')
-  const storeDir = serverAppConfig.store === undefined ? undefined : resolve(io.cwd, serverAppConfig.store)
+  // Paths in a config file are relative to the file, wherever serve is started from.
+  const storeDir = serverAppConfig.store === undefined ? undefined : resolve(dirname(configPath), serverAppConfig.store)
+  if (storeDir !== undefined && !await isStore(storeDir)) {
+    io.stderr.write(`gatehouse: server_app.store: no store at ${storeDir} yet; starting an empty one there\n`)
+  }
   const users = storeDir === undefined ? undefined : await FileUserStore.open(usersFile(storeDir))
   const tokens = storeDir === undefined ? undefined : await FileApiKeyStore.open(keysFile(storeDir))
   const primary = values.app === undefined ? undefined : await loadApplication(values.app, io.cwd)
@@ -105,7 +114,7 @@ export async function serveCommand (args: string[], io: CliIo, signals: NodeJS.E
     ...(users === undefined ? {} : { users }),
     ...(tokens === undefined ? {} : { tokens }),
     // D-CLI-02: the admin password from the environment, never from the config file.
-    ...(io.env.GATEHOUSE_ADMIN_PASSWORD === undefined ? {} : { adminPassword: io.env.GATEHOUSE_ADMIN_PASSWORD }),
+    ...(adminPassword === undefined ? {} : { adminPassword }),
     login: serverAppConfig.loginSurface ?? users !== undefined,
     ...(config.server?.externalUrl === undefined ? {} : { externalUrl: config.server.externalUrl }),
     // request_timeout, body_limit, …: checked by the loader, applied by AppServer.

@@ -1,8 +1,8 @@
 import { parseArgs } from 'node:util'
-import { FileUserStore } from '@fastify-gatehouse/auth'
+import { checkPassword, FileUserStore, hashPassword } from '@fastify-gatehouse/auth'
 import { onlyArgument, UsageError, type CliIo } from './io.js'
 import { readNewPassword } from './password-input.js'
-import { storeDir, usersFile } from './store-paths.js'
+import { commandStore, reportCreated, usersFile } from './store-paths.js'
 import { tagsFlag } from './tags-flag.js'
 import { formatTable } from './table.js'
 
@@ -13,6 +13,7 @@ export const USERS_USAGE = `Usage:
   gatehouse users disable <identity>
   gatehouse users enable <identity>
   gatehouse users delete <identity>
+  gatehouse users hash                            (prints a password_hash for a config file; password as for add; no store)
 Options: --store <dir> (default: $GATEHOUSE_STORE or ./.gatehouse)
 `
 
@@ -28,47 +29,71 @@ export async function usersCommand (args: string[], io: CliIo): Promise<number> 
       json: { type: 'boolean', default: false }
     }
   })
-  const store = await FileUserStore.open(usersFile(storeDir(io, values.store)))
   const missing = (identity: string): number => {
     io.stderr.write(`gatehouse: no user ${identity}\n`)
     return 1
   }
+  // Wrong usage is reported before the store is looked at.
   switch (action) {
     case 'add': {
       const identity = onlyArgument(positionals, 'identity')
       const tags = tagsFlag(values.tags)
-      const user = await store.add(identity, { password: await readNewPassword(io), tags })
-      io.stderr.write(`Added ${user.identity}${user.tags.length > 0 ? ` with tags ${user.tags.join(',')}` : ''}.\n`)
-      return 0
+      return await withStore(io, values.store, true, async (store, created) => {
+        const user = await store.add(identity, { password: await readNewPassword(io), tags })
+        if (created !== undefined) reportCreated(io, created)
+        io.stderr.write(`Added ${user.identity}${user.tags.length > 0 ? ` with tags ${user.tags.join(',')}` : ''}.\n`)
+        return 0
+      })
     }
-    case 'list': {
-      const users = await store.list()
-      io.stdout.write(values.json
-        ? JSON.stringify(users) + '\n'
-        : formatTable(['IDENTITY', 'TAGS', 'STATUS', 'UPDATED'], users.map((u) => [u.identity, u.tags.join(','), u.enabled ? 'enabled' : 'disabled', u.updatedAt])))
-      return 0
-    }
+    case 'list':
+      return await withStore(io, values.store, false, async (store) => {
+        const users = await store.list()
+        io.stdout.write(values.json
+          ? JSON.stringify(users) + '\n'
+          : formatTable(['IDENTITY', 'TAGS', 'STATUS', 'UPDATED'], users.map((u) => [u.identity, u.tags.join(','), u.enabled ? 'enabled' : 'disabled', u.updatedAt])))
+        return 0
+      })
     case 'passwd': {
       const identity = onlyArgument(positionals, 'identity')
-      if (await store.get(identity) === null) return missing(identity)
-      if (!await store.setPassword(identity, await readNewPassword(io))) return missing(identity)
-      io.stderr.write(`Password of ${identity} changed.\n`)
-      return 0
+      return await withStore(io, values.store, false, async (store) => {
+        if (await store.get(identity) === null) return missing(identity)
+        if (!await store.setPassword(identity, await readNewPassword(io))) return missing(identity)
+        io.stderr.write(`Password of ${identity} changed.\n`)
+        return 0
+      })
     }
     case 'disable':
     case 'enable': {
       const identity = onlyArgument(positionals, 'identity')
-      if (!await store.setEnabled(identity, action === 'enable')) return missing(identity)
-      io.stderr.write(`${action === 'enable' ? 'Enabled' : 'Disabled'} ${identity}.\n`)
-      return 0
+      return await withStore(io, values.store, false, async (store) => {
+        if (!await store.setEnabled(identity, action === 'enable')) return missing(identity)
+        io.stderr.write(`${action === 'enable' ? 'Enabled' : 'Disabled'} ${identity}.\n`)
+        return 0
+      })
     }
     case 'delete': {
       const identity = onlyArgument(positionals, 'identity')
-      if (!await store.delete(identity)) return missing(identity)
-      io.stderr.write(`Deleted ${identity}.\n`)
+      return await withStore(io, values.store, false, async (store) => {
+        if (!await store.delete(identity)) return missing(identity)
+        io.stderr.write(`Deleted ${identity}.\n`)
+        return 0
+      })
+    }
+    case 'hash': {
+      if (positionals.length > 0) throw new UsageError('users hash takes no argument (the password comes from the prompt or stdin, never the command line)')
+      if (values.store !== undefined || values.tags !== undefined || values.json) throw new UsageError('users hash takes no option: it only prints a hash')
+      // The policy of `users add`, so a hash in a config file could have been a stored user's.
+      const hash = await hashPassword(checkPassword(await readNewPassword(io)))
+      io.stdout.write(`${hash}\n`)
       return 0
     }
     default:
       throw new UsageError(action === undefined ? 'which users command?' : `unknown users command ${JSON.stringify(action)}`)
   }
+}
+
+// Opens the user store of the command (see commandStore) and runs `use`.
+async function withStore (io: CliIo, flag: string | undefined, adds: boolean, use: (store: FileUserStore, created: string | undefined) => Promise<number>): Promise<number> {
+  const { dir, created } = await commandStore(io, flag, adds)
+  return await use(await FileUserStore.open(usersFile(dir)), created ? dir : undefined)
 }

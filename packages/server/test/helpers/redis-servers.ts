@@ -34,6 +34,7 @@ export async function startInstance (options: {
 }): Promise<Instance> {
   const users = options.users ?? await aliceStore()
   const server = new AppServer({
+    logger: false,
     users,
     ...(options.adminPassword === undefined ? {} : { adminPassword: options.adminPassword }),
     auth: { bearer: { ci: { token: 'ci-token', tags: 'member' } } },

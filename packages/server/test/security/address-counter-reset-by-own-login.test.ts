@@ -15,7 +15,7 @@ async function start (t: Test, maxAttempts: number): Promise<string> {
   await users.add('mallory', { password: 'mallory-pass' })
   await users.add('alice', { password: 'alice-pass' })
   // addressMaxAttempts defaults to 4 × maxAttempts: 20 here.
-  const server = new AppServer({ users, serverApp: { login: { maxAttempts, backoff: 30 } } })
+  const server = new AppServer({ logger: false, users, serverApp: { login: { maxAttempts, backoff: 30 } } })
   t.teardown(() => server.close())
   return await server.serve('127.0.0.1', 0)
 }

@@ -16,6 +16,7 @@ const MAX = 5
 
 async function instance (t: Test, users: GatedUsers, stores: { lockout?: LockoutStore, session?: RedisSessionStore } = {}): Promise<string> {
   const server = new AppServer({
+    logger: false,
     users,
     ...(stores.session === undefined ? {} : { session: { store: stores.session } }),
     serverApp: { login: { maxAttempts: MAX, backoff: 30, ...(stores.lockout === undefined ? {} : { store: stores.lockout }) } }

@@ -23,7 +23,7 @@ async function listen (server: AppServer): Promise<number> {
 }
 
 test('auth on: duplicates are a 400 over a real socket, in parallel with single-header requests', async (t) => {
-  const server = new AppServer({ primary: new Shop(), auth: { bearer: { ops: { token: 'ops-token', tags: 'ops' }, guest: { token: 'guest-token' } } } })
+  const server = new AppServer({ logger: false, primary: new Shop(), auth: { bearer: { ops: { token: 'ops-token', tags: 'ops' }, guest: { token: 'guest-token' } } } })
   t.teardown(() => server.close())
   const port = await listen(server)
   const requests = Array.from({ length: 40 }, (_, i) => i % 2 === 0
@@ -41,7 +41,7 @@ test('auth on: duplicates are a 400 over a real socket, in parallel with single-
 })
 
 test('auth off, session on: a session with Authorization headers (one or two) is anonymous, never the session user', async (t) => {
-  const server = new AppServer({ primary: new Shop(), users: { alice: { password: 'alice-password', tags: 'ops' } }, login: true })
+  const server = new AppServer({ logger: false, primary: new Shop(), users: { alice: { password: 'alice-password', tags: 'ops' } }, login: true })
   t.teardown(() => server.close())
   const port = await listen(server)
   const login = await fetch(`http://127.0.0.1:${port}/_server/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ identity: 'alice', password: 'alice-password' }) })

@@ -12,7 +12,7 @@ const SPELLINGS: ReadonlyArray<[string, RouteShorthandOptions]> = [
   ['authRule shorthand', { authRule: 'ops' }]
 ]
 
-const build = () => new AppServer({ auth: { basic: { olga: { password: 'olga-pass', tags: 'ops' }, dev: { password: 'dev-pass', tags: 'dev' } } } })
+const build = () => new AppServer({ logger: false, auth: { basic: { olga: { password: 'olga-pass', tags: 'ops' }, dev: { password: 'dev-pass', tags: 'dev' } } } })
 
 test('routes added through server.register (after the chain): both spellings enforced alike', async (t) => {
   for (const [name, options] of SPELLINGS) {

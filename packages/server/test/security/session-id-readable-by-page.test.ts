@@ -8,7 +8,7 @@ import type { FastifyInstance } from 'fastify'
 import { AppServer } from '@fastify-gatehouse/server'
 
 async function build () {
-  const server = new AppServer({ users: { alice: { password: 'alice-Pa55word', tags: 'member' } }, login: true })
+  const server = new AppServer({ logger: false, users: { alice: { password: 'alice-Pa55word', tags: 'member' } }, login: true })
   server.register(async (app: FastifyInstance) => {
     // A route of the app that writes the session and asks to be cached.
     app.get('/remember', async (request, reply) => {

@@ -34,7 +34,7 @@ const SLOW_BODY_HEAD = 'POST /echo HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: 
 const BODY = `{"pad":"${'x'.repeat(990)}"}`
 
 test('the defaults a careful operator expects', async (t) => {
-  const server = new AppServer({ primary: new Echo() })
+  const server = new AppServer({ logger: false, primary: new Echo() })
   t.teardown(() => server.close())
   await server.ready()
   const node = server.fastify.server
@@ -47,7 +47,7 @@ test('the defaults a careful operator expects', async (t) => {
 })
 
 test('a body trickled after the head is cut off with 408 after requestTimeout, on every connection', async (t) => {
-  const server = new AppServer({ primary: new Echo(), server: { requestTimeout: 1000, headersTimeout: 500 } })
+  const server = new AppServer({ logger: false, primary: new Echo(), server: { requestTimeout: 1000, headersTimeout: 500 } })
   t.teardown(() => server.close())
   const port = await listening(server)
   const connections = await Promise.all(Array.from({ length: 20 }, async () => await openRaw(port)))
@@ -64,7 +64,7 @@ test('a body trickled after the head is cut off with 408 after requestTimeout, o
 })
 
 test('a head trickled line by line is cut off with 408 after headersTimeout, on every connection', async (t) => {
-  const server = new AppServer({ primary: new Echo(), server: { requestTimeout: 5000, headersTimeout: 500 } })
+  const server = new AppServer({ logger: false, primary: new Echo(), server: { requestTimeout: 5000, headersTimeout: 500 } })
   t.teardown(() => server.close())
   const port = await listening(server)
   const connections = await Promise.all(Array.from({ length: 20 }, async () => await openRaw(port)))
@@ -80,7 +80,7 @@ test('a head trickled line by line is cut off with 408 after headersTimeout, on 
 })
 
 test('idle keep-alive connections and silent connections are closed', async (t) => {
-  const server = new AppServer({ primary: new Echo(), server: { keepAliveTimeout: 300, connectionTimeout: 500 } })
+  const server = new AppServer({ logger: false, primary: new Echo(), server: { keepAliveTimeout: 300, connectionTimeout: 500 } })
   t.teardown(() => { release(); return server.close() })
   const port = await listening(server)
   const idle = await openRaw(port)
@@ -94,7 +94,7 @@ test('idle keep-alive connections and silent connections are closed', async (t) 
 })
 
 test('a body over bodyLimit gets 413 with Fastify\'s code', async (t) => {
-  const server = new AppServer({ primary: new Echo(), server: { bodyLimit: 1000 } })
+  const server = new AppServer({ logger: false, primary: new Echo(), server: { bodyLimit: 1000 } })
   t.teardown(() => server.close())
   const port = await listening(server)
   const big = await fetch(`http://127.0.0.1:${port}/echo`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ pad: 'x'.repeat(2000) }) })
@@ -141,11 +141,11 @@ test('bad limits are boot errors naming the key', async (t) => {
     [{ requestTimeout: 10_000, headersTimeout: 30_000 }, /^server\.headersTimeout: 30000 ms must not exceed requestTimeout \(10000 ms\)/]
   ]
   for (const [limits, message] of cases) {
-    const server = new AppServer({ server: limits as never })
+    const server = new AppServer({ logger: false, server: limits as never })
     await t.rejects(server.ready(), { code: 'GATEHOUSE_CORE_INVALID_OPTIONS', message }, JSON.stringify(limits))
     await server.close()
   }
-  const short = new AppServer({ server: { requestTimeout: 5000 } })
+  const short = new AppServer({ logger: false, server: { requestTimeout: 5000 } })
   t.teardown(() => short.close())
   await short.ready()
   t.equal(short.fastify.server.headersTimeout, 5000, 'an unset headersTimeout follows a shorter requestTimeout')

@@ -16,6 +16,7 @@ const KEY = `gak_00000000000000aa_${'d'.repeat(43)}`
 
 function build (): AppServer {
   return new AppServer({
+    logger: false,
     users: { alice: { password: 'alice-Pa55word', tags: 'member' } },
     tokens: { deployer: { key: KEY, tags: 'ops' } },
     adminPassword: 'admin-Pa55word',

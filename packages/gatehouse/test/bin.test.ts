@@ -1,0 +1,62 @@
+// Issue 14: the CLI from an install. The umbrella package has the
+// `gatehouse` bin (`npx fastify-gatehouse users list`); it runs the built
+// output with plain node, as an installed package would.
+import { test } from 'tap'
+import { spawn } from 'node:child_process'
+import { existsSync } from 'node:fs'
+import { readFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+const PACKAGE = fileURLToPath(new URL('..', import.meta.url))
+const BIN = join(PACKAGE, 'bin', 'gatehouse.js')
+
+function run (args: string[], options: { stdin?: string, cwd?: string } = {}): Promise<{ code: number | null, stdout: string, stderr: string }> {
+  // No tsx, no source condition: what `npx fastify-gatehouse` runs.
+  const child = spawn(process.execPath, [BIN, ...args], { cwd: options.cwd, env: { ...process.env, NODE_OPTIONS: '' } })
+  let stdout = ''
+  let stderr = ''
+  child.stdout.on('data', (c) => { stdout += c })
+  child.stderr.on('data', (c) => { stderr += c })
+  child.stdin.end(options.stdin ?? '')
+  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })))
+}
+
+test('package.json declares the gatehouse bin and ships it', async (t) => {
+  const pkg = JSON.parse(await readFile(join(PACKAGE, 'package.json'), 'utf8'))
+  t.same(pkg.bin, { gatehouse: './bin/gatehouse.js' })
+  t.ok(pkg.files.includes('bin'))
+  t.match(await readFile(BIN, 'utf8'), /^#!\/usr\/bin\/env node\n/)
+  // From a clone: `pnpm -s gatehouse …` at the root builds, then runs the server's bin.
+  const root = JSON.parse(await readFile(join(PACKAGE, '..', '..', 'package.json'), 'utf8'))
+  t.equal(root.scripts.gatehouse, 'tsc -b && node packages/server/bin/gatehouse.js')
+})
+
+test('the umbrella bin runs the CLI (after pnpm build)', async (t) => {
+  if (!existsSync(fileURLToPath(new URL('../../server/dist/cli/main.js', import.meta.url)))) {
+    t.fail('packages/server/dist is missing: run pnpm build (pnpm test does)')
+    return
+  }
+  const help = await run(['--help'])
+  t.equal(help.code, 0, help.stderr)
+  t.match(help.stdout, /^gatehouse: run a Gatehouse server; manage its API keys and users\./)
+  t.match(help.stdout, /gatehouse users hash/)
+
+  const dir = t.testdir({})
+  const missing = await run(['users', 'list', '--store', join(dir, 'typo')])
+  t.equal(missing.code, 1)
+  t.match(missing.stderr, /^gatehouse: no store at /)
+
+  const added = await run(['users', 'add', 'alice', '--store', join(dir, 'store')], { stdin: 'alice-password\n' })
+  t.equal(added.code, 0, added.stderr)
+  const listed = await run(['users', 'list', '--store', join(dir, 'store')])
+  t.equal(listed.code, 0)
+  t.match(listed.stdout, /^IDENTITY\s+TAGS\s+STATUS\s+UPDATED\nalice\s/)
+
+  const hash = await run(['users', 'hash'], { stdin: 'a password\n' })
+  t.equal(hash.code, 0, hash.stderr)
+  t.match(hash.stdout, /^scrypt\$32768,8,1\$\S+\n$/)
+
+  const usage = await run(['frobnicate'])
+  t.equal(usage.code, 2)
+})
