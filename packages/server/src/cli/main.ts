@@ -39,6 +39,7 @@ export async function main (argv: readonly string[], io: CliIo = processIo()): P
     }
     // A coded error (Gatehouse's, Node's: EADDRINUSE, EACCES…) says what is
     // wrong in its message; an uncoded one is a bug, and keeps its stack.
+    // D-CLI-03: no list of known codes to fall behind.
     if (typeof code === 'string' && err instanceof Error) {
       io.stderr.write(`gatehouse: ${err.message}\n`)
       return 1
