@@ -146,7 +146,7 @@ export class AuthCore {
     if (this.#apiKeys === undefined) throw this.#invalidToken('API keys are not accepted here')
     if (parseApiKey(key) === null) throw this.#invalidToken('Malformed API key')
     const found = this.#apiKeys.verify(key)
-    // A store of yours may answer with another library's promise.
+    // A store of yours may answer with another library's promise (D-CORE-04).
     return isThenable(found) ? Promise.resolve(found).then((record) => this.#keyAvatar(record)) : this.#keyAvatar(found)
   }
 

@@ -80,6 +80,7 @@ export const jwtVerifierSchema = Type.Object({
 
 // additionalProperties: true, unlike the other components: the spec says
 // unknown auth sections are ignored (the plugin warns about each one).
+// D-AUTH-10, D-AUTH-21.
 export const authOptionsSchema = Type.Object({
   basic: Type.Optional(Type.Record(Type.String(), Type.Object({
     password: Type.Optional(Type.String()),
@@ -99,7 +100,10 @@ export const authOptionsSchema = Type.Object({
 
 const JWT_NAME = new RegExp(JWT_NAME_PATTERN)
 
-/** Checks the verifier list: a list, every verifier named, no name twice. The rest is `JwtVerifier.create`'s. */
+/**
+ * Checks the verifier list: a list, every verifier named, no name twice. The rest is `JwtVerifier.create`'s.
+ * D-AUTH-20: one list shape everywhere; names keep backends stable.
+ */
 function verifierList (jwt: unknown): readonly JwtVerifierOptions[] {
   if (jwt === undefined) return defaults.jwt
   if (!Array.isArray(jwt)) {

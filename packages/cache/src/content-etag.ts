@@ -21,6 +21,7 @@ const ignore = (): void => {}
  * D-CACHE-05: its hook, called by ours; registered as a plugin it would tag every response.
  *
  * `plugin` is @fastify/etag's plugin function (another one only in tests).
+ * D-CACHE-07: an argument, so the no-hook path is tested without mocking modules.
  */
 export async function contentEtagSetter (plugin: EtagPlugin = fastifyEtag as unknown as EtagPlugin): Promise<(request: FastifyRequest, reply: FastifyReply, payload: string | Buffer) => void> {
   let hook: OnSend | undefined

@@ -11,6 +11,7 @@ const QVALUE = /^(?:0(?:\.\d{0,3})?|1(?:\.0{0,3})?)$/
 // bounds it as well, and a flood of odd values costs a browser's value one
 // parse more, instead of every hit paying for reordering.
 // D-COMPRESSION-01: answers memoised in small bounded maps.
+// D-COMPRESSION-07: an LruMap read with peek.
 export const MEMO_ENTRIES = 256
 export const MEMO_VALUE_LENGTH = 256
 

@@ -16,7 +16,7 @@ const NEVER = new Set(['text/event-stream'])
 // Content-Type is usually the application's, but a route may echo a value
 // the caller chose: the memory of answers is bounded and keeps short values
 // only. Hits are read with `peek`, as in accept-encoding.ts: the oldest
-// answer goes first.
+// answer goes first. D-COMPRESSION-07.
 export const MEMO_ENTRIES = 128
 export const MEMO_VALUE_LENGTH = 128
 /** The answers remembered, by Content-Type value. Exported for tests. */

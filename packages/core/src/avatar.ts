@@ -50,5 +50,5 @@ export class Avatar {
     return { identity: this.identity, tags: this.tags, backend: this.backend }
   }
 }
-// An Avatar made by any copy of this package is an Avatar (auth checks `instanceof`).
+// An Avatar made by any copy of this package is an Avatar (auth checks `instanceof`). D-CORE-05.
 brandClass(Avatar, 'core.Avatar.v1')

@@ -53,6 +53,7 @@ export async function middlewareChain (
 ): Promise<ChainEntry[]> {
   const app = instance as FastifyInstance
   const components = (options as Partial<MiddlewareChainOptions> | undefined)?.components
+  // D-CHAIN-06: never an empty chain by accident; core cannot default to errors (it depends on core).
   if (components === undefined) throw new GATEHOUSE_CORE_NO_COMPONENTS(namedIn(recipe))
   const steps = resolveRecipe(recipe, components)
   await ensureScope(app)

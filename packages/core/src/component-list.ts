@@ -9,7 +9,7 @@ import { GATEHOUSE_CORE_DUPLICATE_COMPONENT, GATEHOUSE_CORE_INVALID_OPTIONS } fr
 export type ComponentList = ReadonlyArray<Component<any>>
 
 // Read by shape, not by identity: a component made by another copy of this
-// package (two versions installed side by side) is just as good.
+// package (two versions installed side by side) is just as good. D-CHAIN-08.
 function isComponent (value: unknown): value is Component<any> {
   if (typeof value !== 'function') return false
   const info = (value as { component?: unknown }).component

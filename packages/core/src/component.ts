@@ -80,6 +80,7 @@ export function compareComponents (a: Component<any>, b: Component<any>): number
  * recipe, { components: [...] })`). The result is a plain Fastify plugin:
  * `app.register(component, options)` works alone, and the chain places it
  * by its order.
+ * D-CHAIN-05.
  */
 export function defineComponent<Options extends object> (definition: ComponentDefinition<Options>): Component<Options> {
   const { name, order = ORDER.custom, default: enabledByDefault = false, schema, plugin } = definition

@@ -1,7 +1,7 @@
 import * as crypto from 'node:crypto'
 
 // crypto.hash (one-shot, no Hash object) exists from Node 20.12; the
-// packages admit 20.11, so fall back to createHash there.
+// packages admit 20.11, so fall back to createHash there. D-CORE-03.
 const oneShot = (crypto as { hash?: (algorithm: string, data: string, encoding: string) => string }).hash
 
 /**

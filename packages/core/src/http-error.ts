@@ -59,7 +59,7 @@ export class HttpError extends Error {
     this.headers = Object.freeze(headers)
   }
 }
-// The errors component answers an HttpError of any copy of this package.
+// The errors component answers an HttpError of any copy of this package (D-CORE-05).
 brandClass(HttpError, 'core.HttpError.v1')
 
 /**

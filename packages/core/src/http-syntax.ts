@@ -1,7 +1,7 @@
 import type { FastifyReply } from 'fastify'
 
 // RFC 9110 syntax that several components check. One copy, so a fix to a
-// pattern reaches every place that parses the same grammar.
+// pattern reaches every place that parses the same grammar. D-CORE-01.
 
 /** RFC 9110 §5.6.2 `token` characters, as a regular-expression class body. */
 const TCHAR = "!#$%&'*+.^_`|~0-9A-Za-z-"

@@ -8,6 +8,7 @@ import { GATEHOUSE_CORE_INVALID_OPTIONS } from './errors.js'
  *
  * A Map iterates in insertion order; re-inserting on use keeps the least
  * recently used key first, so eviction is O(1).
+ * D-CORE-02.
  */
 export class LruMap<K, V> {
   readonly #entries = new Map<K, V>()

@@ -6,7 +6,7 @@
 // test with `instanceof` carry a brand under a registered symbol
 // (`Symbol.for`, one per process), and the route-rule marks live in one
 // process-wide place. The keys end in a format version: a copy that changes
-// what a mark means must use a new key.
+// what a mark means must use a new key. D-CORE-05.
 
 /**
  * Makes `value instanceof target` true for instances of `target` made by any

@@ -110,6 +110,7 @@ export const errors: FastifyPluginAsync<ErrorsOptions> = async function errors (
   if (opts.notFound) {
     app.setNotFoundHandler(function gatehouseNotFound (request, reply) {
       // D-ERRORS-08: the path, never the query (it may hold secrets).
+      // D-ERRORS-10: a coded 404, so clients tell it from an application's own.
       sendSafely(new GATEHOUSE_ERRORS_NOT_FOUND(request.method, redactPath(pathWithoutQuery(request.url))), request, reply)
     })
   }

@@ -13,6 +13,7 @@ import { allComponents } from '@fastify-gatehouse/server'
 
 // The core entry points with `components` defaulting to every Gatehouse
 // component, so that a recipe can name any of them with no further import.
+// D-CHAIN-07.
 
 /** Options of {@link middlewareChain}: core's, with `components` optional. */
 export interface ChainOptions {

@@ -2,7 +2,7 @@
 // Importing it has no side effect: `allComponents` lists every component,
 // and this package's middlewareChain and loadRecipe resolve names against it.
 // The Redis stores are at fastify-gatehouse/redis, so that ioredis loads
-// only for who uses them.
+// only for who uses them (D-REDIS-07).
 
 export {
   Avatar, HttpError, Redirect, safeNextPath, parseTags, compileAuthRule, defineComponent,

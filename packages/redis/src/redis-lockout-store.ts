@@ -30,6 +30,7 @@ export class RedisLockoutStore extends RedisStore implements LockoutStore {
    *   made with `lazyConnect`), with `prefix` (default `gatehouse:lock:`)
    *   and, for an opened client, timeouts.
    * @param prefix the key prefix, as a second argument.
+   * D-REDIS-08.
    */
   static async connect (options: RedisLockoutStoreOptions, prefix?: string): Promise<RedisLockoutStore> {
     return await RedisStore.connected(new RedisLockoutStore(options, prefix))

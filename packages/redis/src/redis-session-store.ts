@@ -65,6 +65,7 @@ export class RedisSessionStore extends RedisStore implements SessionStore {
    *   made with `lazyConnect`), with `prefix` (default `gatehouse:sess:`)
    *   and, for an opened client, timeouts.
    * @param prefix the key prefix, as a second argument (DESIGN §6 form).
+   * D-REDIS-08.
    */
   static async connect (options: RedisSessionStoreOptions, prefix?: string): Promise<RedisSessionStore> {
     return await RedisStore.connected(new RedisSessionStore(options, prefix))

@@ -14,6 +14,7 @@ import { compressionPlugin } from '@fastify-gatehouse/compression'
  * resolve names against unless told otherwise. Listed by order for the
  * reader; the chain sorts them itself. Add your own with
  * `[...allComponents, myComponent]`.
+ * D-CHAIN-07: here, not in the umbrella: the server needs it and cannot import the umbrella.
  */
 export const allComponents: ComponentList = Object.freeze([
   errorsPlugin,

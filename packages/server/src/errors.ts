@@ -8,7 +8,7 @@ import { HttpError } from '@fastify-gatehouse/core'
 // component sends its message, code and headers (`Retry-After` of a lockout;
 // the 502 of an unreachable provider keeps its message, which a plain 5xx
 // would not). Everything else — a bad option, a misuse of the API, the CLI's
-// own failures — is an `@fastify/error` class.
+// own failures — is an `@fastify/error` class. D-CODES-02.
 
 // --- request failures --------------------------------------------------------
 

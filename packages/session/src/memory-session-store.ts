@@ -47,6 +47,7 @@ export class MemorySessionStore implements SessionStore {
   get (key: string): SessionRecord | null {
     const record = this.#live(key)
     if (record === undefined) return null
+    // D-SESSION-14: reads and touches are uses; eviction unindexes.
     this.#records.get(key) // a read is a use: the record becomes the most recently used
     return record
   }

@@ -195,6 +195,7 @@ export class Session {
    * re-applies the values this request set or deleted (the last write of
    * a name wins), and answers the write to try next. Only for a session
    * that was loaded and is being written.
+   * D-SESSION-15.
    */
   rebase (fresh: SessionRecord): SessionWrite {
     const data: Record<string, unknown> = { ...fresh.data }

@@ -22,7 +22,7 @@ export class MemoryLockoutStore implements LockoutStore {
   }
 
   // Reads peek: only a change makes a key recently used, so probing a key
-  // (lockedFor) cannot keep it, or push out another.
+  // (lockedFor) cannot keep it, or push out another. D-CORE-02.
   lockedFor (key: string, now: number): number {
     return secondsUntil(this.#states.peek(key)?.lockedUntil ?? 0, now)
   }

@@ -59,5 +59,5 @@ export class RoutedApplication {
     }
   }
 }
-// `gatehouse serve --app` checks `instanceof`; the app module may use another copy of this package.
+// `gatehouse serve --app` checks `instanceof`; the app module may use another copy of this package (D-CORE-05).
 brandClass(RoutedApplication, 'server.RoutedApplication.v1')

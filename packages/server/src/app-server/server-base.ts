@@ -102,6 +102,7 @@ export class ServerBase {
   /**
    * Every option key this server class takes; a capability mixin adds its
    * own. Read by the constructor, so an override uses no instance state.
+   * D-SERVER-13: ServerBase alone refuses the auth keys.
    */
   protected get optionsSchema (): TObject {
     return serverBaseOptionsSchema

@@ -50,6 +50,7 @@ export async function main (argv: readonly string[], io: CliIo = processIo()): P
       io.stderr.write(`gatehouse: ${(err as Error).message}\n\n${usage}`)
       return 2
     }
+    // D-CLI-03: no list of known codes to fall behind.
     if (isCoded(err)) {
       // One line: a multi-line message (a route tree) keeps its lines, never a stack.
       io.stderr.write(`gatehouse: ${err.message}\n`)

@@ -34,6 +34,7 @@ export function redisHost (url: string): string {
   return `${hostname}:${port === '' ? '6379' : port}`
 }
 
+// D-REDIS-08: still the deprecated constructors (serve warns, D-REDIS-05) until serve moves to connect().
 export async function openSessionStore (config: RedisStoreConfig): Promise<RedisSessionStore> {
   return new (await redisPackage()).RedisSessionStore({ url: config.redis, ...(config.prefix === undefined ? {} : { prefix: config.prefix }) })
 }

@@ -94,7 +94,8 @@ export async function serveCommand (args: string[], io: CliIo, signals: NodeJS.E
     await lockoutStore?.close()
   }
   // An unreachable Redis is not a boot error: requests that need it get 503
-  // until it answers (the clients reconnect by themselves). D-REDIS-05.
+  // until it answers (the clients reconnect by themselves). D-REDIS-05; it
+  // goes when the stores are made with connect() (D-REDIS-08).
   for (const [store, what, url] of [[sessionStore, 'sessions', sessionStoreConfig?.redis], [lockoutStore, 'lockout counters', lockoutStoreConfig?.redis]] as const) {
     if (store === undefined || url === undefined) continue
     await store.ready().catch(() => io.stderr.write(`gatehouse: Redis for ${what} at ${redisHost(url)} is not answering yet; requests that need it get 503 until it does\n`))

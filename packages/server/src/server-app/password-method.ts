@@ -60,6 +60,7 @@ export class PasswordMethod implements AuthMethod {
     // csrf 'always': a forged sign-in (login CSRF) carries no session cookie yet (D-CSRF-04).
     app.post<{ Body: LoginBody }>('/login', { config: { csrf: 'always' }, schema: { body: LOGIN_BODY } }, async (request, reply) => {
       const session: Session | undefined = request.scope.session
+      // D-SERVER-16: a server fault (the plain 500), never a message to the client.
       if (session === undefined) throw new GATEHOUSE_SERVER_SESSION_REQUIRED()
       const { identity, password, next, return_session_id: returnSessionId } = (request.body ?? {}) as LoginBody
       // Without JavaScript a failure goes back to the page, which shows a

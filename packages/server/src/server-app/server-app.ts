@@ -34,6 +34,7 @@ export const serverApp: FastifyPluginAsync<ServerAppOptions> = async function se
   strictBodies(app)
   acceptFormBodies(app)
 
+  // D-SERVER-15: URLs under the prefix this app is really registered at.
   const describe = () => (options.methods ?? []).map((m) => m.describe(app.prefix))
   app.get('/login_methods', async () => ({ methods: describe() }))
   registerLoginPage(app, app.prefix, describe)
