@@ -59,7 +59,7 @@ export const authOptionsSchema = Type.Object({
     jwksCooldown: Type.Optional(Type.Number({ minimum: 0, maximum: 3600 }))
   }, { additionalProperties: false }))),
   apiKeys: Type.Optional(Type.Unsafe<ApiKeyStore>(Type.Any())),
-  // eslint-disable-next-line no-control-regex
+
   realm: Type.Optional(Type.String({ pattern: '^[^\\x00-\\x1f\\x7f]*$' })),
   basicCache: Type.Optional(cache),
   jwtCache: Type.Optional(cache)

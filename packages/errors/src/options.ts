@@ -32,7 +32,7 @@ export const errorsOptionsSchema = Type.Object({
   debug: Type.Optional(Type.Boolean()),
   login: Type.Optional(Type.Boolean()),
   loginPage: Type.Optional(Type.String({ pattern: '^/(?![/\\\\])[^\\s?#]*$' })),
-  // eslint-disable-next-line no-control-regex
+
   realm: Type.Optional(Type.String({ pattern: '^[^\\x00-\\x1f\\x7f]*$' })),
   notFound: Type.Optional(Type.Boolean())
 }, { additionalProperties: false })

@@ -87,7 +87,7 @@ test('keys issue --expires', async (t) => {
 })
 
 test('bad input: clear messages and non-zero exits', async (t) => {
-  const dir = t.testdir({ 'bad': { 'keys.json': '{ nope' } })
+  const dir = t.testdir({ bad: { 'keys.json': '{ nope' } })
   const cases: Array<[string[], number, RegExp, string?]> = [
     [['keys', 'issue'], 2, /--label is required/],
     [['keys', 'issue', '--lable', 'x'], 2, /Unknown option '--lable'/],

@@ -19,7 +19,7 @@ export interface AuthMixinOptions {
   adminPassword?: string
 }
 
-type ServerClass = new (...args: any[]) => ServerBase // eslint-disable-line @typescript-eslint/no-explicit-any
+type ServerClass = new (...args: any[]) => ServerBase
 
 const isStore = (value: unknown, method: string): boolean =>
   typeof value === 'object' && value !== null && typeof (value as Record<string, unknown>)[method] === 'function'

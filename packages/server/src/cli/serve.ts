@@ -91,19 +91,25 @@ export async function serveCommand (args: string[], io: CliIo, signals: NodeJS.E
     if (store === undefined || url === undefined) continue
     await store.ready().catch(() => io.stderr.write(`gatehouse: Redis for ${what} at ${redisHost(url)} is not answering yet; requests that need it get 503 until it does\n`))
   }
-  const middleware = config.middleware === undefined ? undefined : {
-    ...config.middleware,
-    ...(sessionStore === undefined ? {} : { session: { ...(sessionSetting as Record<string, unknown>), store: sessionStore } })
-  }
-  const login = serverAppConfig.login === undefined ? undefined : {
-    ...serverAppConfig.login,
-    ...(lockoutStore === undefined ? {} : { store: lockoutStore })
-  }
+  const middleware = config.middleware === undefined
+    ? undefined
+    : {
+        ...config.middleware,
+        ...(sessionStore === undefined ? {} : { session: { ...(sessionSetting as Record<string, unknown>), store: sessionStore } })
+      }
+  const login = serverAppConfig.login === undefined
+    ? undefined
+    : {
+        ...serverAppConfig.login,
+        ...(lockoutStore === undefined ? {} : { store: lockoutStore })
+      }
   const options = {
     ...(primary === undefined ? {} : { primary }),
-    ...(config.authMiddleware === undefined ? {} : {
-      auth: { ...auth, ...(jwt === undefined ? {} : { jwt: Object.entries(jwt as Record<string, JwtVerifierOptions>).map(([name, v]) => ({ ...v, name })) }) }
-    }),
+    ...(config.authMiddleware === undefined
+      ? {}
+      : {
+          auth: { ...auth, ...(jwt === undefined ? {} : { jwt: Object.entries(jwt as Record<string, JwtVerifierOptions>).map(([name, v]) => ({ ...v, name })) }) }
+        }),
     ...(users === undefined ? {} : { users }),
     ...(tokens === undefined ? {} : { tokens }),
     ...(io.env.GATEHOUSE_ADMIN_PASSWORD === undefined ? {} : { adminPassword: io.env.GATEHOUSE_ADMIN_PASSWORD }),
