@@ -22,10 +22,10 @@ export default [
   // A disable comment names its rule and says why: `// eslint-disable-next-line rule -- reason`.
   comments.recommended,
   {
+    linterOptions: { reportUnusedDisableDirectives: 'error' },
     rules: {
       '@eslint-community/eslint-comments/require-description': ['error', { ignore: ['eslint-enable'] }],
-      '@eslint-community/eslint-comments/no-unlimited-disable': 'error',
-      '@eslint-community/eslint-comments/no-unused-disable': 'error'
+      '@eslint-community/eslint-comments/no-unlimited-disable': 'error'
     }
   }
 ]

@@ -25,7 +25,7 @@ export interface CacheOptions {
 export type Outcome = Avatar | { readonly refused: 'malformed' | 'invalid', readonly detail: string }
 
 const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/
-// eslint-disable-next-line no-control-regex
+// eslint-disable-next-line no-control-regex -- matching control characters is the point: they are refused
 const CONTROL = /[\x00-\x1f\x7f]/
 const INVALID = Object.freeze({ refused: 'invalid', detail: 'Invalid user name or password' } as const)
 

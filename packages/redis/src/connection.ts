@@ -103,6 +103,7 @@ export async function closeConnection (connection: OpenedConnection): Promise<vo
 
 /** Checks a key prefix. */
 export function checkPrefix (prefix: unknown, store: string): string {
+  // eslint-disable-next-line no-control-regex -- matching control characters is the point: they are refused
   if (typeof prefix !== 'string' || prefix === '' || prefix.length > 200 || /[\s\u0000-\u001f]/.test(prefix)) {
     throw new GATEHOUSE_REDIS_INVALID_OPTIONS(`${store} prefix`, 'expected a non-empty string without spaces or control characters (at most 200 characters)')
   }

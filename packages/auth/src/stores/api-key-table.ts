@@ -40,7 +40,7 @@ export const apiKeyDocumentSchema = Type.Object({
 
 export const emptyApiKeyDocument = (): ApiKeyDocument => ({ version: 1, keys: [] })
 
-// eslint-disable-next-line no-control-regex
+// eslint-disable-next-line no-control-regex -- matching control characters is the point: they are refused
 const CONTROL = /[\x00-\x1f\x7f]/
 const SHA256_PREFIX = 'sha256$'
 

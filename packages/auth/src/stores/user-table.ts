@@ -36,7 +36,7 @@ export const userDocumentSchema = Type.Object({
 
 export const emptyUserDocument = (): UserDocument => ({ version: 1, users: [] })
 
-// eslint-disable-next-line no-control-regex
+// eslint-disable-next-line no-control-regex -- matching control characters is the point: they are refused
 const CONTROL = /[\x00-\x1f\x7f]/
 const MAX_PASSWORD = 1024
 
