@@ -12,7 +12,7 @@ export default [
       '**/dist/**',
       '**/coverage/**',
       '**/.tap/**',
-      '.doc-snippets/**',
+      '**/.doc-snippets/**',
       'bench/results/**',
       'test-artifacts/**',
       'docs/**'
