@@ -72,6 +72,22 @@ if (typeFiles.length > 0) console.log(`left out (types only, no runtime code): $
 const lowFiles = names.flatMap((n) => packages.get(n).low)
 if (lowFiles.length > 0) console.log(`files under ${FLOOR}% of lines:\n  ${lowFiles.join('\n  ')}`)
 
+// What an uncovered V8 block range is, from the code at its start. Source
+// maps place the start of a range inside an expression on the token before
+// the operator (`name ?? String(i)` for the `??` fallback), so the first
+// operator in the text tells which side was never taken.
+const OPERATOR = { '??': '?? fallback never used', '||': '|| right side never evaluated', '&&': '&& right side never evaluated', '?': 'ternary: then-side never taken', ':': 'ternary: else-side never taken' }
+function what (text) {
+  if (/^(\} )?catch\b/.test(text)) return 'catch never entered'
+  if (/^(case|default)\b/.test(text)) return 'case never hit'
+  if (/^throw\b/.test(text)) return 'never thrown'
+  if (/^return\b/.test(text)) return 'early return never taken'
+  if (/^(continue|break)\b/.test(text)) return `${text.split(/\W/)[0]} never taken`
+  if (/^(\{|if\b)/.test(text)) return 'block never entered'
+  const op = /\?\?|\|\||&&|\?(?!\.)|:/.exec(text)
+  return op === null ? 'never reached' : OPERATOR[op[0]]
+}
+
 const wanted = process.argv.indexOf('--branches')
 if (wanted !== -1) {
   const pick = new Set(process.argv.slice(wanted + 1))
@@ -85,9 +101,10 @@ if (wanted !== -1) {
       const key = `${start.line}:${start.column}`
       if (seen.has(key)) return
       seen.add(key)
-      const text = (source[start.line - 1] ?? '').slice(start.column).trim()
+      const line = source[start.line - 1] ?? ''
+      const text = line.slice(start.column).trim()
       const span = end.line > start.line ? ` (to line ${end.line})` : ''
-      console.log(`${relative(root, file)}:${start.line}:${start.column + 1} ${kind}${span}  ${text.slice(0, 100)}`)
+      console.log(`${relative(root, file)}:${start.line}:${start.column + 1} ${kind === 'function' ? 'function never called' : what(text)}${span}: ${text.slice(0, 100)}`)
     }
     // V8 reports a function never called as a function, not as a branch.
     for (const [id, fn] of Object.entries(data.fnMap)) {
