@@ -60,9 +60,9 @@ const problems = []
 // Every package reachable from `dir` through `fields` of its manifest, and
 // from those through their dependencies and optional dependencies (what a
 // package manager installs for them), each once, with the chain that brings it.
-function* tree (dir, fields, chain) {
+function * tree (dir, fields, chain) {
   const seen = new Set()
-  const walk = function* (at, kinds, path) {
+  const walk = function * (at, kinds, path) {
     const manifest = readJson(join(at, 'package.json'))
     for (const kind of kinds) {
       for (const name of Object.keys(manifest[kind] ?? {})) {

@@ -5,10 +5,18 @@ import { constants, createHmac, KeyObject, timingSafeEqual, verify } from 'node:
 // asynchronous and several times slower for HMAC (D-AUTH-01).
 
 const HASH: Readonly<Record<string, string>> = {
-  HS256: 'sha256', HS384: 'sha384', HS512: 'sha512',
-  RS256: 'sha256', RS384: 'sha384', RS512: 'sha512',
-  PS256: 'sha256', PS384: 'sha384', PS512: 'sha512',
-  ES256: 'sha256', ES384: 'sha384', ES512: 'sha512'
+  HS256: 'sha256',
+  HS384: 'sha384',
+  HS512: 'sha512',
+  RS256: 'sha256',
+  RS384: 'sha384',
+  RS512: 'sha512',
+  PS256: 'sha256',
+  PS384: 'sha384',
+  PS512: 'sha512',
+  ES256: 'sha256',
+  ES384: 'sha384',
+  ES512: 'sha512'
 }
 const CURVE: Readonly<Record<string, string>> = { ES256: 'prime256v1', ES384: 'secp384r1', ES512: 'secp521r1' }
 const BASE64URL = /^[A-Za-z0-9_-]+$/

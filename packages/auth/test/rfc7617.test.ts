@@ -9,7 +9,7 @@ test('basic: plain and hashed passwords', async (t) => {
   const app = await build({
     basic: {
       alice: { password: 'wonder land', tags: 'admin,ops' },
-      'björn': { password: 'ümlaut:colon', tags: ['reader'] },
+      björn: { password: 'ümlaut:colon', tags: ['reader'] },
       carol: { passwordHash: await hashPassword('s3cret', FAST), tags: 'reader' }
     }
   })

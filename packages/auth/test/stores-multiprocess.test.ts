@@ -48,7 +48,9 @@ test('four processes issuing keys into one file at once lose nothing', async (t)
   // temp file that is renamed over the store, never into the store in place.
   const reader = (async () => {
     // Wait quietly for the first write (the writers start meanwhile), then read as fast as possible.
+    // eslint-disable-next-line no-unmodified-loop-condition -- the writers clear it while this loop awaits
     while (writing && !existsSync(path)) await new Promise((resolve) => setTimeout(resolve, 10))
+    // eslint-disable-next-line no-unmodified-loop-condition -- the writers clear it while this loop awaits
     while (writing) {
       try {
         JSON.parse(readFileSync(path, 'utf8'))

@@ -43,7 +43,6 @@ export function unenforcedRule (config: unknown): boolean {
   return c?.authRule !== undefined && c[kRuleEnforced] !== true
 }
 
-
 /**
  * Adds the `onRoute` hook that compiles each route's `authRule` once and
  * puts its check first among the route's own `onRequest` hooks: Fastify runs

@@ -32,7 +32,7 @@ declare module 'fastify' {
  * entry points take any (an app built with a pino `loggerInstance` has a
  * different logger type from the default).
  */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
+
 export type AnyFastifyInstance = FastifyInstance<any, any, any, any, any>
 
 const scopePlugin: FastifyPluginCallback = function scope (app, _opts, done) {

@@ -45,7 +45,7 @@ test('registered alone, a component validates its options and covers the whole a
 
   const bad = Fastify()
   t.teardown(() => bad.close())
-  await t.rejects(async () => { await bad.register(c, { greting: "typo" } as never).ready() },
+  await t.rejects(async () => { await bad.register(c, { greting: 'typo' } as never).ready() },
     { code: 'GATEHOUSE_CORE_INVALID_OPTIONS', message: 'greeter options.greting: unknown option' })
   const wrongType = Fastify()
   t.teardown(() => wrongType.close())

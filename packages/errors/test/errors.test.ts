@@ -69,9 +69,9 @@ test('an unhandled error is a 500 that leaks nothing, and is logged', async (t) 
 
 test('values that are not errors are 500s', async (t) => {
   const { app } = await build({}, (app) => {
-    app.get('/string', async () => { throw 'boom' }) // eslint-disable-line no-throw-literal
-    app.get('/null', async () => { throw null }) // eslint-disable-line no-throw-literal
-    app.get('/object', async () => { throw { statusCode: 418, message: 'teapot' } }) // eslint-disable-line no-throw-literal
+    app.get('/string', async () => { throw 'boom' }) // eslint-disable-line no-throw-literal -- the test is what a non-Error throw becomes
+    app.get('/null', async () => { throw null }) // eslint-disable-line no-throw-literal -- the test is what a non-Error throw becomes
+    app.get('/object', async () => { throw { statusCode: 418, message: 'teapot' } }) // eslint-disable-line no-throw-literal -- the test is what a non-Error throw becomes
   })
   t.teardown(() => app.close())
   t.same((await app.inject('/string')).json(), { statusCode: 500, error: 'Internal Server Error', message: 'Internal Server Error' })

@@ -5,6 +5,7 @@ import { middlewareChain as coreChain } from '@fastify-gatehouse/core'
 // The spec's interfaces are types: the type check of this file is their test.
 import type { ApiKeyStore, AuthMethod, UserStore } from 'fastify-gatehouse'
 
+// eslint-disable-next-line @typescript-eslint/no-unused-vars -- type-checking the alias is the test
 type SpecInterfaces = [ApiKeyStore, AuthMethod, UserStore]
 
 test('the spec\'s importable symbols come from one package', async (t) => {

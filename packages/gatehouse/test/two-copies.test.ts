@@ -93,9 +93,14 @@ test('a second copy of core: components, errors and route rules made by one copy
 test('a second copy of core: trackRouteRules of one and the chain of the other agree', async (t) => {
   const copies = installCopies(t.testdir({}), ['core'])
   const coreCopy = await import(copies.core!) as Core
-  const rule = coreCopy.defineComponent({ name: 'fake-auth', order: 400, default: true, plugin: async (app) => {
-    app.addHook('onRequest', async (req) => { if (req.headers['x-user'] === 'root') req.scope.auth = new coreCopy.Avatar('root', { tags: 'admin', backend: 'test' }) })
-  } })
+  const rule = coreCopy.defineComponent({
+    name: 'fake-auth',
+    order: 400,
+    default: true,
+    plugin: async (app) => {
+      app.addHook('onRequest', async (req) => { if (req.headers['x-user'] === 'root') req.scope.auth = new coreCopy.Avatar('root', { tags: 'admin', backend: 'test' }) })
+    }
+  })
 
   const app = Fastify()
   t.teardown(() => app.close())

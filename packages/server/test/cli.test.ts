@@ -52,7 +52,7 @@ test('keys issue --expires', async (t) => {
 
 test('bad input: clear messages and non-zero exits', async (t) => {
   // An empty store: the commands below fail on what is (not) in it.
-  const dir = t.testdir({ 'bad': { 'keys.json': '{ nope' }, '.gatehouse': { 'users.json': '{"version":1,"users":[]}', 'keys.json': '{"version":1,"keys":[]}' } })
+  const dir = t.testdir({ bad: { 'keys.json': '{ nope' }, '.gatehouse': { 'users.json': '{"version":1,"users":[]}', 'keys.json': '{"version":1,"keys":[]}' } })
   const cases: Array<[string[], number, RegExp, string?]> = [
     [['keys', 'issue'], 2, /--label is required/],
     [['keys', 'issue', '--lable', 'x'], 2, /Unknown option '--lable'/],

@@ -3,7 +3,7 @@ import pino from 'pino'
 import type { FastifyBaseLogger } from 'fastify'
 import { AppServer } from '@fastify-gatehouse/server'
 import { CookieClient } from './helpers/cookie-client.js'
-import { freePort, startIdp, type TestIdp } from './helpers/idp.js'
+import { freePort, startIdp } from './helpers/idp.js'
 import { startRogueIdp, type RogueIdp } from './helpers/rogue-idp.js'
 
 // Each refusal of the OIDC callback: 400 with a clear message, no session,

@@ -19,6 +19,7 @@ test('OIDC sign-in in a real browser: login page → provider → back signed in
   server.register(async (app) => { app.get('/me', { authRule: 'staff' }, async (req) => ({ you: req.scope.auth?.identity })) })
   // Registered before launching, so a failed launch does not leave the
   // servers open (the test would hang to its timeout).
+  // eslint-disable-next-line prefer-const -- the teardown, registered before launch(), reads it
   let browser: Browser | undefined
   t.teardown(async () => { await browser?.close(); await server.close(); await idp.close() })
   await server.serve('localhost', port)

@@ -36,8 +36,8 @@ export class FileApiKeyStore implements ApiKeyStore {
   static async open (path: string, options: FileApiKeyStoreOptions = {}): Promise<FileApiKeyStore> {
     const file = new JsonFile(path, apiKeyDocumentSchema, emptyApiKeyDocument)
     const store = new FileApiKeyStore(file, await file.read())
-    const watch = setInterval(() => { void store.#reloadIfChanged() }, options.watchInterval ?? 250)
-    const flush = setInterval(() => { void store.#flushLastUsed() }, options.lastUsedFlushInterval ?? 60_000)
+    const watch = setInterval(() => { store.#reloadIfChanged() }, options.watchInterval ?? 250)
+    const flush = setInterval(() => { store.#flushLastUsed() }, options.lastUsedFlushInterval ?? 60_000)
     watch.unref()
     flush.unref()
     store.#timers.push(watch, flush)

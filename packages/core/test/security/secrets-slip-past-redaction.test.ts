@@ -37,7 +37,7 @@ test('a JWT or a secret parameter nested inside another parameter is masked', as
   t.equal(redactQuery('/login?next=https://app.example/cb?code=abc'), '/login?next=https://app.example/cb?code=[REDACTED]')
   t.equal(redactQuery(`/p?v=${JWT}`), '/p?v=[REDACTED]', 'a bare JWT as a value')
   t.equal(redactQuery(`/p?${JWT}`), '/p?[REDACTED]', 'a bare JWT as a key')
-  t.notMatch(redactQuery(`/a?n=/b?n=/c?n=/d?n=/e?n=/f?pw=DEEPSECRET`), /DEEPSECRET/, 'deep nesting is masked')
+  t.notMatch(redactQuery('/a?n=/b?n=/c?n=/d?n=/e?n=/f?pw=DEEPSECRET'), /DEEPSECRET/, 'deep nesting is masked')
   t.equal(redactQuery('/login?next=/orders?page=2'), '/login?next=/orders?page=2', 'a harmless nested query is kept')
 })
 

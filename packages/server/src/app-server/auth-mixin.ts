@@ -28,7 +28,7 @@ export function checkAdminPassword (value: unknown, name: string): string {
   return value
 }
 
-type ServerClass = new (...args: any[]) => ServerBase // eslint-disable-line @typescript-eslint/no-explicit-any
+type ServerClass = new (...args: any[]) => ServerBase
 
 const isStore = (value: unknown, method: string): boolean =>
   typeof value === 'object' && value !== null && typeof (value as Record<string, unknown>)[method] === 'function'

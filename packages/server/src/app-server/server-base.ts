@@ -48,7 +48,7 @@ export class ServerBase {
   /** The Fastify instance (routes may be added before `ready()`). */
   readonly fastify: FastifyInstance
   readonly #ready: Promise<void>
-  readonly #plugins: Array<{ plugin: FastifyPluginAsync<any>, options: Record<string, unknown> }> = [] // eslint-disable-line @typescript-eslint/no-explicit-any
+  readonly #plugins: Array<{ plugin: FastifyPluginAsync<any>, options: Record<string, unknown> }> = []
   #mounted = false
 
   constructor (options: ServerBaseOptions = {}) {

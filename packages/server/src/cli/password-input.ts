@@ -16,7 +16,7 @@ function ask (io: CliIo, prompt: string): Promise<string> {
   return new Promise((resolve) => {
     io.stderr.write(prompt)
     const rl = createInterface({ input: io.stdin, terminal: true })
-    const output = (rl as unknown as { output?: unknown, _writeToOutput?: (s: string) => void })
+    const output = rl as unknown as { output?: unknown, _writeToOutput?: (s: string) => void }
     output._writeToOutput = () => {}
     rl.question('', (answer) => {
       rl.close()

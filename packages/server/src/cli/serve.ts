@@ -100,14 +100,18 @@ export async function serveCommand (args: string[], io: CliIo, signals: NodeJS.E
     if (store === undefined || url === undefined) continue
     await store.ready().catch(() => io.stderr.write(`gatehouse: Redis for ${what} at ${redisHost(url)} is not answering yet; requests that need it get 503 until it does\n`))
   }
-  const middleware = config.middleware === undefined ? undefined : {
-    ...config.middleware,
-    ...(sessionStore === undefined ? {} : { session: { ...(sessionSetting as Record<string, unknown>), store: sessionStore } })
-  }
-  const login = serverAppConfig.login === undefined ? undefined : {
-    ...serverAppConfig.login,
-    ...(lockoutStore === undefined ? {} : { store: lockoutStore })
-  }
+  const middleware = config.middleware === undefined
+    ? undefined
+    : {
+        ...config.middleware,
+        ...(sessionStore === undefined ? {} : { session: { ...(sessionSetting as Record<string, unknown>), store: sessionStore } })
+      }
+  const login = serverAppConfig.login === undefined
+    ? undefined
+    : {
+        ...serverAppConfig.login,
+        ...(lockoutStore === undefined ? {} : { store: lockoutStore })
+      }
   const options = {
     ...(primary === undefined ? {} : { primary }),
     // The file's auth_middleware is AppServer's auth, the same shape (the JWT verifiers a list).

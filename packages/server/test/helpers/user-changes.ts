@@ -71,6 +71,7 @@ export function barrage (bases: readonly string[], path: string, cookie: string,
   const shots: Shot[] = []
   let running = true
   const loops = bases.flatMap((base) => Array.from({ length: workers }, async () => {
+    // eslint-disable-next-line no-unmodified-loop-condition -- stop() clears it while this loop awaits
     while (running) {
       const started = Date.now()
       const res = await get(base, path, { cookie })

@@ -84,6 +84,7 @@ test('sign-ins racing a disable on B: no session they made authorises a request 
   const cookies: string[] = []
   let running = true
   const signIns = Array.from({ length: 12 }, async (_v, i) => {
+    // eslint-disable-next-line no-unmodified-loop-condition -- the test clears it while this loop awaits
     while (running) {
       const res = await fetch(`${i % 2 === 0 ? p.a : p.b}/_server/login`, {
         method: 'POST',

@@ -1,0 +1,45 @@
+// The types a user of @fastify-gatehouse/core sees: the declaration merges
+// into Fastify (`request.scope`, `config.authRule`, the `authRule` shorthand)
+// and the public option types. Checked against the built declarations (dist).
+import Fastify, { type FastifyRequest } from 'fastify'
+import { expect, test } from 'tstyche'
+import { Avatar, middlewareChain, type RequestScope } from '@fastify-gatehouse/core'
+
+const app = Fastify()
+
+test('request.scope is the RequestScope; scope.auth is an Avatar or null', () => {
+  app.get('/', async (request) => {
+    expect(request.scope).type.toBe<RequestScope>()
+    expect(request.scope.auth).type.toBe<Avatar | null>()
+    expect(request.scope.filePath).type.toBe<string | undefined>()
+    return null
+  })
+  expect<FastifyRequest['scope']>().type.toBe<RequestScope>()
+  expect<RequestScope['auth']>().type.toBe<Avatar | null>()
+})
+
+test('scope.auth is read-only data: an Avatar has identity, tags, backend', () => {
+  const avatar = new Avatar('alice', { backend: 'basic', tags: ['admin'] })
+  expect(avatar.identity).type.toBe<string>()
+  expect(avatar.tags).type.toBe<readonly string[]>()
+  expect(avatar.backend).type.toBe<string>()
+  expect(new Avatar('alice', { backend: 1 })).type.toRaiseError()
+})
+
+test('config.authRule and the authRule shorthand take a string', () => {
+  app.get('/a', { config: { authRule: 'admin' } }, async () => null)
+  app.get('/b', { authRule: 'admin & !suspended' }, async () => null)
+  app.route({ method: 'GET', url: '/c', config: { authRule: 'ops' }, handler: async () => null })
+  app.get('/d', async (request) => {
+    expect(request.routeOptions.config.authRule).type.toBe<string | undefined>()
+    return null
+  })
+  expect(app.get('/e', { config: { authRule: 1 } }, async () => null)).type.toRaiseError()
+  expect(app.get('/f', { authRule: ['admin'] }, async () => null)).type.toRaiseError()
+})
+
+test('middlewareChain takes an app, a recipe and the components it may name', () => {
+  expect(middlewareChain).type.toBeCallableWith(app, { middleware: { cors: { allowOrigins: ['https://a.example'] } } }, { components: [] })
+  expect(middlewareChain).type.not.toBeCallableWith(app, { middleware: {} })
+  expect(middlewareChain).type.not.toBeCallableWith({ middleware: {} })
+})

@@ -1,0 +1,41 @@
+// The session component's types: `request.scope.session` and
+// `app.sessionStore` (declaration merges) and SessionOptions.
+import Fastify from 'fastify'
+import { expect, test } from 'tstyche'
+import type { RequestScope } from '@fastify-gatehouse/core'
+import { MemorySessionStore, sessionPlugin, type Session, type SessionOptions, type SessionStore } from '@fastify-gatehouse/session'
+
+const app = Fastify()
+
+test('request.scope.session is an optional Session', () => {
+  expect<RequestScope['session']>().type.toBe<Session | undefined>()
+  app.get('/', async (request) => {
+    expect(request.scope.session).type.toBe<Session | undefined>()
+    const session = request.scope.session
+    if (session !== undefined) {
+      expect(session.identity).type.toBe<string | null>()
+      expect(session.tags).type.toBe<readonly string[]>()
+      expect(session.get('cart')).type.toBe<unknown>()
+    }
+    return null
+  })
+})
+
+test('app.sessionStore is the SessionStore', () => {
+  expect(app.sessionStore).type.toBe<SessionStore>()
+  expect<MemorySessionStore>().type.toBeAssignableTo<SessionStore>()
+})
+
+test('SessionOptions: every key optional; samesite is one of three words', () => {
+  expect<{}>().type.toBeAssignableTo<SessionOptions>()
+  expect({ cookieName: 'sid', secure: true, samesite: 'strict' as const, idleTtl: 600, absoluteTtl: 3600, touchInterval: 30 }).type.toBeAssignableTo<SessionOptions>()
+  expect({ samesite: 'loose' as const }).type.not.toBeAssignableTo<SessionOptions>()
+  expect({ idleTtl: '600' }).type.not.toBeAssignableTo<SessionOptions>()
+  expect({ store: {} }).type.not.toBeAssignableTo<SessionOptions>()
+})
+
+test('app.register(sessionPlugin, …) checks the options', () => {
+  app.register(sessionPlugin, { secure: true, store: new MemorySessionStore() })
+  expect(app.register(sessionPlugin, { secure: 'yes' })).type.toRaiseError()
+  expect(app.register(sessionPlugin, { cookie: 'sid' })).type.toRaiseError()
+})
