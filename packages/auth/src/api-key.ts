@@ -39,6 +39,9 @@ export interface ApiKeyStore {
 }
 
 /** `gak_<16 hex>_<secret>`; the secret is base64url. */
+/** An API key's id (the part after `gak_`) as a JSON-schema `pattern`: 16 lower-case hex digits. */
+export const API_KEY_ID_PATTERN = '^[0-9a-f]{16}$'
+
 export const API_KEY = /^gak_([0-9a-f]{16})_([A-Za-z0-9_-]{20,128})$/
 
 /** Splits a full key into id and secret, or null when it is not of the form. */

@@ -1,5 +1,5 @@
 import { defineComponent, ORDER } from '@fastify-gatehouse/core'
-import { authHook } from './auth-hook.js'
+import { authHook } from './plugin.js'
 import { authOptionsSchema, type AuthOptions } from './options.js'
 
 /**
@@ -26,7 +26,7 @@ export type { BasicEntry, CacheOptions } from './basic.js'
 export type { BearerEntry } from './bearer.js'
 export { JWT_ALGORITHMS, JWT_NAME_PATTERN } from './jwt.js'
 export type { JwtAlgorithm, JwtVerifierOptions } from './jwt.js'
-export { API_KEY, generateApiKey, parseApiKey } from './api-key.js'
+export { API_KEY, API_KEY_ID_PATTERN, generateApiKey, parseApiKey } from './api-key.js'
 export type { ApiKeyRecord, ApiKeyStore, IssueApiKey } from './api-key.js'
 // Was declared here; now core's (the same type), kept for importers.
 export type { MaybePromise } from '@fastify-gatehouse/core'

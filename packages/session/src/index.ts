@@ -1,7 +1,7 @@
 import { defineComponent, ORDER } from '@fastify-gatehouse/core'
 import { sessionOptionsSchema, type SessionOptions } from './options.js'
 import type { Session } from './session.js'
-import { sessionHooks } from './session-plugin.js'
+import { sessionHooks } from './plugin.js'
 import type { SessionStore } from './session-store.js'
 
 declare module '@fastify-gatehouse/core' {

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox'
 import { hasControlCharacter, sha256 } from '@fastify-gatehouse/core'
-import { generateApiKey, parseApiKey, type ApiKeyRecord, type IssueApiKey } from '../api-key.js'
+import { API_KEY_ID_PATTERN, generateApiKey, parseApiKey, type ApiKeyRecord, type IssueApiKey } from '../api-key.js'
 import { constantTimeEqual } from '../digest.js'
 import { GATEHOUSE_AUTH_STORE_INPUT } from '../errors.js'
 import { checkTags } from './user-table.js'
@@ -28,7 +28,7 @@ const isoDate = Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}T' })
 export const apiKeyDocumentSchema = Type.Object({
   version: Type.Literal(1),
   keys: Type.Array(Type.Object({
-    keyId: Type.String({ pattern: '^[0-9a-f]{16}$' }),
+    keyId: Type.String({ pattern: API_KEY_ID_PATTERN }),
     label: Type.String({ minLength: 1 }),
     tags: Type.Array(Type.String()),
     enabled: Type.Boolean(),

@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util'
-import { FileApiKeyStore } from '@fastify-gatehouse/auth'
+import { API_KEY_ID_PATTERN, FileApiKeyStore } from '@fastify-gatehouse/auth'
 import { parseExpiry } from './duration.js'
 import { onlyArgument, UsageError, type CliIo } from './io.js'
 import { commandStore, keysFile, reportCreated } from './store-paths.js'
@@ -14,7 +14,7 @@ export const KEYS_USAGE = `Usage:
 Options: --store <dir> (default: $GATEHOUSE_STORE or ./.gatehouse)
 `
 
-const KEY_ID = /^[0-9a-f]{16}$/
+const KEY_ID = new RegExp(API_KEY_ID_PATTERN)
 
 function keyIdArgument (positionals: string[]): string {
   const keyId = onlyArgument(positionals, 'keyId')

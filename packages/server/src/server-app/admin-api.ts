@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { errorForLog, invalidTag, invalidTagMessage, parseTags, SUPERADMIN } from '@fastify-gatehouse/core'
-import type { ApiKeyStore, UserStore } from '@fastify-gatehouse/auth'
+import { API_KEY_ID_PATTERN, type ApiKeyStore, type UserStore } from '@fastify-gatehouse/auth'
 import { notFound, tagNotAllowed } from '../errors.js'
 
 /** The tag of the bootstrapped administrator; only it may use the admin API (defined in @fastify-gatehouse/core, where auth reads it too). */
@@ -8,7 +8,7 @@ export { SUPERADMIN }
 
 const tags = { anyOf: [{ type: 'string', maxLength: 1000 }, { type: 'array', items: { type: 'string', maxLength: 200 }, maxItems: 100 }] }
 const identityParam = { type: 'object', required: ['identity'], properties: { identity: { type: 'string', minLength: 1, maxLength: 200 } } }
-const keyIdParam = { type: 'object', required: ['keyId'], properties: { keyId: { type: 'string', pattern: '^[0-9a-f]{16}$' } } }
+const keyIdParam = { type: 'object', required: ['keyId'], properties: { keyId: { type: 'string', pattern: API_KEY_ID_PATTERN } } }
 
 // Checked here, whatever the store does: a tag no rule can name is refused, named (D-RULES-06).
 function checkTags (tags: string | readonly string[] | undefined): void {
