@@ -8,6 +8,7 @@ import { middlewareChain } from '@fastify-gatehouse/core'
 import '@fastify-gatehouse/errors'
 import { MemorySessionStore, sessionKey, type SessionRecord, type SessionStore, type SessionWriteCondition, type SessionWriteResult } from '@fastify-gatehouse/session'
 import { sessionCookie } from '../helpers/build.js'
+import { waitUntil } from '../../../../test-helpers/wait.js'
 
 async function build (store: SessionStore): Promise<{ app: FastifyInstance, release: () => void, entered: () => number }> {
   const app = Fastify()
@@ -30,8 +31,9 @@ async function build (store: SessionStore): Promise<{ app: FastifyInstance, rele
   return { app, release: open, entered: () => count }
 }
 
+/** Polls `what` until it holds; fails at the hang ceiling. */
 async function until (what: () => boolean): Promise<void> {
-  for (let i = 0; i < 1000 && !what(); i++) await new Promise((resolve) => setTimeout(resolve, 10))
+  await waitUntil(what)
 }
 
 test('writes of different names from one loaded version all land', async (t) => {
