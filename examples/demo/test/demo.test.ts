@@ -2,7 +2,6 @@ import { test } from 'tap'
 import { spawn } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { startDemo } from '../src/app.js'
-import { CookieClient } from '../../../packages/server/test/helpers/cookie-client.js'
 import { collect, stopChild, waitForText } from '../../../test-helpers/child.js'
 import { eventually } from '../../../test-helpers/wait.js'
 
