@@ -1,7 +1,7 @@
 import { test } from 'tap'
-import { setTimeout as sleep } from 'node:timers/promises'
 import { MemoryApiKeyStore } from '@fastify-gatehouse/auth'
 import { build } from './helpers/build.js'
+import { untilPast } from '../../../test-helpers/wait.js'
 
 const SECRET = 'a-very-long-shared-secret-of-32+bytes!'
 
@@ -30,8 +30,9 @@ test('revoked, expired, unknown and malformed keys are 401 invalid_token', async
   t.teardown(() => app.close())
   const { key: revoked, record } = await apiKeys.issue({ label: 'old' })
   await apiKeys.revoke(record.keyId)
-  const { key: expiring } = await apiKeys.issue({ label: 'brief', expiresAt: new Date(Date.now() + 200) })
-  await sleep(250)
+  const expiresAt = new Date(Date.now() + 200)
+  const { key: expiring } = await apiKeys.issue({ label: 'brief', expiresAt })
+  await untilPast(expiresAt.getTime())
   const { key: good } = await apiKeys.issue({ label: 'good' })
   const cases: Array<[string, string, string]> = [
     ['revoked', revoked, 'The API key is unknown, revoked or expired'],

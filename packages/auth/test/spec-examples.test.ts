@@ -1,8 +1,8 @@
 import { test, type Test } from 'tap'
 import { createHmac } from 'node:crypto'
-import { setTimeout as sleep } from 'node:timers/promises'
 import { MemoryApiKeyStore } from '@fastify-gatehouse/auth'
 import { basicHeader, build } from './helpers/build.js'
+import { untilPast } from '../../../test-helpers/wait.js'
 
 // The spec's example checks, via inject and over a real socket.
 const SECRET = 'a-very-long-shared-secret-of-32+bytes!'
@@ -21,8 +21,9 @@ function hs256 (claims: object): string {
 }
 const expiredJwt = hs256({ sub: 'alice', tags: ['admin'], exp: Math.floor(Date.now() / 1000) - 60 })
 // A key can only be issued to expire in the future: issue it for 50 ms and let it lapse.
-const expiredKey = apiKeys.issue({ label: 'old-bot', tags: 'admin', expiresAt: new Date(Date.now() + 50) })
-  .then(async ({ key }) => { await sleep(100); return key })
+const expiresAt = new Date(Date.now() + 50)
+const expiredKey = apiKeys.issue({ label: 'old-bot', tags: 'admin', expiresAt })
+  .then(async ({ key }) => { await untilPast(expiresAt.getTime()); return key })
 
 async function checks (t: Test, call: (url: string, authorization?: string) => Promise<{ status: number, body: string, challenge: string | undefined }>) {
   const noCredentials = await call('/admin')

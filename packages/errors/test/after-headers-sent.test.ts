@@ -2,11 +2,12 @@ import { test } from 'tap'
 import { request } from 'node:http'
 import { Readable } from 'node:stream'
 import { build } from './helpers/build.js'
+import { HANG_CEILING_MS } from '../../../test-helpers/wait.js'
 
 // Behaviour only a real socket shows: what the client receives when the
 // failure comes after part of the response went out.
 async function get (port: number, path: string): Promise<{ status?: number, body: string, aborted: boolean }> {
-  return new Promise((resolve) => {
+  return new Promise((resolve, reject) => {
     const req = request({ host: '127.0.0.1', port, path, agent: false }, (res) => {
       let body = ''
       res.on('data', (c) => { body += c })
@@ -15,7 +16,9 @@ async function get (port: number, path: string): Promise<{ status?: number, body
       res.on('error', () => resolve({ status: res.statusCode, body, aborted: true }))
     })
     req.on('error', () => resolve({ body: '', aborted: true }))
-    req.setTimeout(5000, () => req.destroy())
+    // A response that neither ends nor is cut is a failure of its own (not
+    // "aborted"): only a hang gets this far, however busy the machine.
+    req.setTimeout(HANG_CEILING_MS, () => { reject(new Error(`${path}: neither ended nor cut within ${HANG_CEILING_MS} ms`)); req.destroy() })
     req.end()
   })
 }

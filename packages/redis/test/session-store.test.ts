@@ -3,6 +3,7 @@ import { Redis } from 'ioredis'
 import { RedisSessionStore, SESSION_PREFIX } from '@fastify-gatehouse/redis'
 import { sessionStoreConformance } from '../../session/test/helpers/session-store-conformance.js'
 import { cleanPrefix, needRedis, REDIS_URL, testPrefix } from './helpers/redis.js'
+import { untilPast } from '../../../test-helpers/wait.js'
 
 const redis = await needRedis()
 const record = (identity: string | null, expiresAt: number) => ({ identity, tags: identity === null ? [] : ['t'], data: {}, createdAt: Date.now(), expiresAt, version: 1, via: null, stamp: null })
@@ -74,8 +75,14 @@ test('RedisSessionStore prunes the identity index of expired members', redis, as
   const store = await RedisSessionStore.connect({ url: REDIS_URL, prefix })
   const client = new Redis(REDIS_URL)
   t.teardown(async () => { await store.close(); client.disconnect(); await cleanPrefix(prefix) })
-  for (let i = 0; i < 33; i++) await store.set(`short${i}`, record('bob', Date.now() + 50), null)
-  await new Promise((resolve) => setTimeout(resolve, 120))
+  await store.ready()
+  let last = 0
+  for (let i = 0; i < 33; i++) {
+    last = Date.now() + 50
+    await store.set(`short${i}`, record('bob', last), null)
+  }
+  // Every short one has expired (a lower bound only: a busy machine waits longer).
+  await untilPast(last)
   await store.set('live', record('bob', Date.now() + 60_000), null)
   t.same(await client.smembers(`${prefix}identity:bob`), ['live'], 'only the live member is left once the set passes 32')
   t.equal(await store.destroyAllFor('bob'), 1)

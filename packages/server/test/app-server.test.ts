@@ -3,6 +3,7 @@ import { request } from 'node:http'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { AppServer, RoutedApplication, route } from '@fastify-gatehouse/server'
 import { basic, hs256 } from './helpers/credentials.js'
+import { waitUntil } from '../../../test-helpers/wait.js'
 
 const SECRET = 'app-server-test-secret-of-32-bytes!!'
 const BROWSER = 'text/html,application/xhtml+xml,*/*;q=0.8'
@@ -19,16 +20,22 @@ class Shop extends RoutedApplication {
   async home () { return { shop: 'open' } }
 }
 
+/** A handler that waits at a gate: the test sees it entered, and opens the gate when it wants. */
 class Slow extends RoutedApplication {
+  entered = 0
+  #open: () => void = () => {}
+  readonly #gate = new Promise<void>((resolve) => { this.#open = resolve })
+  open (): void { this.#open() }
+
   @route('/wait')
-  async wait () { await new Promise((resolve) => setTimeout(resolve, 300)); return { waited: true } }
+  async wait () { this.entered++; await this.#gate; return { waited: true } }
 }
 
-function build () {
+function build (slow = new Slow()) {
   return new AppServer({
     logger: false,
     primary: new Shop(),
-    apps: { '/slow': new Slow() },
+    apps: { '/slow': slow },
     auth: { basic: { root: { password: 'root-pass', tags: 'admin' } }, bearer: { ci: { token: 'ci-token', tags: 'ops' } }, jwt: [{ name: 'main', secret: SECRET, algorithm: 'HS256', tagsClaim: 'tags' }] },
     users: { alice: { password: 'alice-pass', tags: 'ops' } },
     tokens: { deployer: { key: 'gak_00000000000000aa_' + 'd'.repeat(43), tags: 'ops' } },
@@ -145,17 +152,23 @@ test('adminPassword updates an existing admin', async (t) => {
 })
 
 test('close() lets requests in flight finish', async (t) => {
-  const server = build()
+  const slow = new Slow()
+  const server = build(slow)
   const url = new URL(await server.serve('127.0.0.1', 0))
-  const inflight = new Promise<{ status?: number, body: string }>((resolve) => {
+  const inflight = new Promise<{ status?: number, body: string }>((resolve, reject) => {
     request({ host: '127.0.0.1', port: url.port, path: '/slow/wait', agent: false }, (res) => {
       let body = ''
       res.on('data', (c) => { body += c })
       res.on('end', () => resolve({ status: res.statusCode, body }))
-    }).end()
+    }).on('error', reject).end()
   })
-  await new Promise((resolve) => setTimeout(resolve, 50))
+  // In flight for sure: the handler has started (a fixed wait could close first on a busy machine).
+  await waitUntil(() => slow.entered === 1, { what: 'the request to reach its handler' })
   const closing = server.close()
+  // The gate opens once the server has stopped listening: the request
+  // finishes while the server is closing.
+  await waitUntil(() => !server.fastify.server.listening, { what: 'the server to stop listening' })
+  slow.open()
   const done = await inflight
   await closing
   t.same(done, { status: 200, body: '{"waited":true}' })

@@ -1,10 +1,12 @@
 import { test, type Test } from 'tap'
-import { spawn } from 'node:child_process'
 import { once } from 'node:events'
+import { spawn } from 'node:child_process'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { FileUserStore } from '@fastify-gatehouse/auth'
+import { collect, stopChild, waitForOutput } from '../../../test-helpers/child.js'
 
+// Bad input to serve is tested in this process: serve-bad-input.test.ts.
 const FIXTURE = fileURLToPath(new URL('./fixtures/gatehouse.ts', import.meta.url))
 const APP = fileURLToPath(new URL('./fixtures/shop-app.ts', import.meta.url))
 const tsx = ['--import', 'tsx', '--conditions=gatehouse-src', FIXTURE]
@@ -29,18 +31,8 @@ server_app:
     cwd: dir, env: { ...process.env, GATEHOUSE_ADMIN_PASSWORD: 'admin-password' }
   })
   t.teardown(() => { if (child.exitCode === null) child.kill('SIGKILL') })
-  let out = ''
-  let err = ''
-  child.stderr.on('data', (c) => { err += c })
-  const base = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`not started: ${out}${err}`)), 30_000)
-    child.stdout.on('data', (c) => {
-      out += c
-      const match = /serving at (http:\/\/127\.0\.0\.1:\d+)\//.exec(out)
-      if (match !== null) { clearTimeout(timer); resolve(match[1]!) }
-    })
-    child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`exited ${code}: ${err}`)) })
-  })
+  const output = collect(child)
+  const base = (await waitForOutput(child, output, /serving at (http:\/\/127\.0\.0\.1:\d+)\//, { what: 'the "serving at" line' }))[1]!
   t.same(await (await fetch(`${base}/`)).json(), { shop: 'open' })
   t.equal((await fetch(`${base}/orders`)).status, 403)
   t.same(await (await fetch(`${base}/orders`, { headers: { authorization: 'Bearer ci-token' } })).json(), { for: 'ci' })
@@ -53,32 +45,9 @@ server_app:
   t.equal((await fetch(`${base}/_server/users`, { headers: { cookie: adminCookie } })).status, 200, 'the admin from $GATEHOUSE_ADMIN_PASSWORD')
   for (let i = 0; i < 3; i++) await fetch(`${base}/_server/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ identity: 'alice', password: 'x' }) })
   t.equal((await fetch(`${base}/_server/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ identity: 'alice', password: 'alice-pass' }) })).status, 429, 'server_app.login.max_attempts from the file')
-  t.match(out, /"name":"service\.access".*"msg":"-> GET \/orders 200/, 'the logging component from the file')
-  child.kill('SIGTERM')
-  const [code] = await once(child, 'exit')
-  t.equal(code, 0)
-  t.match(err, /stopping; waiting for requests in flight/)
-})
-
-test('gatehouse serve: bad input', async (t) => {
-  const dir = t.testdir({ 'bad.yaml': 'middleware:\n  gzip: true\n', 'typo.yaml': 'server_app:\n  login: { max_atempts: 3 }\n', 'ok.yaml': 'server:\n  host: 127.0.0.1\n', 'wrong.mjs': 'export default 42\n' })
-  const run = async (...args: string[]) => {
-    const child = spawn(process.execPath, [...tsx, ...args], { cwd: dir })
-    let err = ''
-    child.stderr.on('data', (c) => { err += c })
-    child.stdin.end()
-    const [code] = await once(child, 'exit')
-    return { code, err }
-  }
-  t.match(await run('serve'), { code: 2, err: /--config is required/ })
-  t.match(await run('serve', '--config', 'bad.yaml'), { code: 1, err: /Unknown component "gzip"/ })
-  t.match(await run('serve', '--config', 'typo.yaml'), { code: 1, err: /server_app\.login\.max_atempts: unknown option/ })
-  t.match(await run('serve', '--config', 'missing.yaml'), { code: 1, err: /Cannot load config file .*missing\.yaml/ })
-  t.match(await run('serve', '--config', 'bad.yaml', '--port', 'http'), { code: 2, err: /--port takes 0–65535/ })
-  t.match(await run('serve', '--config', 'ok.yaml', '--app', 'missing.mjs', '--port', '0'), { code: 1, err: /gatehouse: cannot load missing\.mjs: Cannot find module/ })
-  const wrong = await run('serve', '--config', 'ok.yaml', '--app', 'wrong.mjs', '--port', '0')
-  t.match(wrong, { code: 1, err: /wrong\.mjs: the default export must be a RoutedApplication/ })
-  t.notMatch(wrong.err, /\n\s+at /, 'no stack trace')
+  t.match(output.stdout(), /"name":"service\.access".*"msg":"-> GET \/orders 200/, 'the logging component from the file')
+  t.equal(await stopChild(child, 'SIGTERM'), 0)
+  t.match(output.stderr(), /stopping; waiting for requests in flight/)
 })
 
 // Starts `gatehouse serve` in `cwd` with `args`; resolves with its base URL once it listens.

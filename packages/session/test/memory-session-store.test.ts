@@ -1,9 +1,11 @@
 import { test } from 'tap'
 import { MemorySessionStore } from '@fastify-gatehouse/session'
 import { sessionStoreConformance } from './helpers/session-store-conformance.js'
+import { fakeClock } from '../../../test-helpers/clock.js'
 
 test('MemorySessionStore conformance', async (t) => {
-  await sessionStoreConformance(t, async () => new MemorySessionStore())
+  const clock = fakeClock()
+  await sessionStoreConformance(t, async () => new MemorySessionStore({ now: clock.now }), clock)
 })
 
 test('MemorySessionStore is bounded: the least recently used go first', async (t) => {

@@ -4,6 +4,7 @@ import Fastify from 'fastify'
 import { loadRecipe, middlewareChain } from '@fastify-gatehouse/core'
 import { MemorySessionStore, sessionPlugin, type SessionRecord, type SessionWriteCondition, type SessionWriteResult } from '@fastify-gatehouse/session'
 import { build, components, sessionCookie } from './helpers/build.js'
+import { untilPast } from '../../../test-helpers/wait.js'
 
 test('cookie attributes: HttpOnly, Path=/, SameSite, Secure when asked, no expiry', async (t) => {
   const plain = await build()
@@ -30,7 +31,8 @@ test('a failing store: writes are a 503, a failed touch is not', async (t) => {
   const app = await build({ store, touchInterval: 0 })
   t.teardown(() => app.close())
   const cookie = `session_id=${sessionCookie(await app.inject({ method: 'POST', url: '/put', payload: { value: 1 } }))!}`
-  await new Promise((resolve) => setTimeout(resolve, 5))
+  // A later millisecond, so that the read touches (a lower bound only).
+  await untilPast(Date.now())
   t.equal((await app.inject({ url: '/get', headers: { cookie } })).statusCode, 200, 'a failed touch does not fail a read')
   store.broken = true
   const write = await app.inject({ method: 'POST', url: '/put', payload: { value: 2 } })

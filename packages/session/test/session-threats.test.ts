@@ -1,5 +1,6 @@
 import { test } from 'tap'
 import { build, CountingStore, sessionCookie } from './helpers/build.js'
+import { fakeDateNow } from '../../../test-helpers/clock.js'
 
 test('logout kills the session everywhere it was used', async (t) => {
   const store = new CountingStore()
@@ -66,42 +67,36 @@ test('a read-only request writes nothing and sets no cookie', async (t) => {
 })
 
 test('expired sessions are refused: idle and absolute lifetimes', async (t) => {
+  // The session plugin and the store read Date.now(): faked and moved by the
+  // test, so that "alive" and "expired" do not depend on the machine's speed.
+  const clock = fakeDateNow(t)
   const store = new CountingStore()
   const app = await build({ store, idleTtl: 0.3, absoluteTtl: 0.9, touchInterval: 0 })
   t.teardown(() => app.close())
   const login = async () => `session_id=${sessionCookie(await app.inject({ method: 'POST', url: '/login', payload: { identity: 'alice', tags: 'member' } }))!}`
+  const status = async (cookie: string) => (await app.inject({ url: '/private', headers: { cookie } })).statusCode
   const idle = await login()
-  await new Promise((resolve) => setTimeout(resolve, 400))
-  t.equal((await app.inject({ url: '/private', headers: { cookie: idle } })).statusCode, 403, 'unused for longer than idleTtl')
+  clock.advance(400)
+  t.equal(await status(idle), 403, 'unused for longer than idleTtl')
 
   const busy = await login()
-  const start = Date.now()
-  let sawAlive = 0
-  let sawDead = false
-  while (Date.now() - start < 1200) {
-    await new Promise((resolve) => setTimeout(resolve, 100))
-    const status = (await app.inject({ url: '/private', headers: { cookie: busy } })).statusCode
-    const elapsed = Date.now() - start
-    if (elapsed < 800) {
-      t.equal(status, 200, `used every 100 ms: alive at ${elapsed} ms (sliding past the 300 ms idle limit)`)
-      sawAlive++
-    } else if (elapsed > 950) {
-      t.equal(status, 403, `past the 900 ms absolute lifetime at ${elapsed} ms, however busy`)
-      sawDead = true
-      break
-    }
+  for (let elapsed = 100; elapsed <= 800; elapsed += 100) {
+    clock.advance(100)
+    t.equal(await status(busy), 200, `used every 100 ms: alive at ${elapsed} ms (sliding past the 300 ms idle limit)`)
   }
-  t.ok(sawAlive >= 5 && sawDead)
+  clock.advance(150)
+  t.equal(await status(busy), 403, 'past the 900 ms absolute lifetime at 950 ms, however busy')
 })
 
 test('read-only requests refresh the idle deadline at most once per touchInterval', async (t) => {
+  const clock = fakeDateNow(t)
   const store = new CountingStore()
   const app = await build({ store, touchInterval: 0.2 })
   t.teardown(() => app.close())
   const cookie = `session_id=${sessionCookie(await app.inject({ method: 'POST', url: '/put', payload: { value: 1 } }))!}`
   await app.inject({ url: '/get', headers: { cookie } })
   t.equal(store.calls.touch, 0, 'within the interval: no write')
-  await new Promise((resolve) => setTimeout(resolve, 250))
+  clock.advance(250)
   const res = await app.inject({ url: '/get', headers: { cookie } })
   t.equal(store.calls.touch, 1, 'after the interval: one touch')
   t.notOk(res.headers['set-cookie'], 'a touch sets no cookie')

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
-import { setTimeout as sleep } from 'node:timers/promises'
 import { redisAnswers } from './redis.js'
+import { waitUntil } from '../../../../test-helpers/wait.js'
 
 /**
  * A throwaway redis-server on 127.0.0.1:`port`, no persistence, owned by the
@@ -20,18 +20,16 @@ export class RedisProcess {
     return `redis://127.0.0.1:${this.port}/0`
   }
 
-  /** Starts the server and waits (at most 10 s) until it answers PING. */
+  /** Starts the server and polls until it answers PING (up to the hang ceiling: the machine may be busy). */
   async start (): Promise<void> {
     if (this.#child !== null) throw new Error('already running')
     const child = spawn('redis-server', ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'no'], { stdio: 'ignore' })
     this.#child = child
     child.once('exit', () => { if (this.#child === child) this.#child = null })
-    for (let i = 0; i < 100; i++) {
-      if (await redisAnswers(this.port, 200)) return
+    await waitUntil(async () => {
       if (this.#child === null) throw new Error(`redis-server on port ${this.port} exited`)
-      await sleep(100)
-    }
-    throw new Error(`redis-server on port ${this.port} did not answer within 10 s`)
+      return await redisAnswers(this.port)
+    }, { everyMs: 100, what: `redis-server on port ${this.port} to answer PING` })
   }
 
   /** Freezes the server (SIGSTOP): connections stay open, nothing is answered (D-REDIS-06). */

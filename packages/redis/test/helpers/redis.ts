@@ -6,8 +6,12 @@ import { Redis } from 'ioredis'
 export const REDIS_URL = 'redis://127.0.0.1:6379/0'
 const REQUIRED = process.env.GATEHOUSE_REQUIRE_REDIS === '1'
 
-/** Whether a Redis answers PING on 127.0.0.1:`port` within `timeout` ms. */
-export async function redisAnswers (port = 6379, timeout = 1000): Promise<boolean> {
+/**
+ * Whether a Redis answers PING on 127.0.0.1:`port` within `timeout` ms. A
+ * missing Redis refuses the connection at once; the long default is for a
+ * present one on a busy machine, which must not be mistaken for a missing one.
+ */
+export async function redisAnswers (port = 6379, timeout = 30_000): Promise<boolean> {
   return await new Promise((resolve) => {
     const socket = createConnection({ host: '127.0.0.1', port })
     let reply = ''
@@ -37,7 +41,7 @@ export function testPrefix (what: string): string {
 
 /** Deletes every key under `prefix` (SCAN, bounded), then closes the client it opened. */
 export async function cleanPrefix (prefix: string, url = REDIS_URL): Promise<number> {
-  const client = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1, connectTimeout: 2000, commandTimeout: 2000 })
+  const client = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1, connectTimeout: 30_000, commandTimeout: 30_000 })
   client.on('error', () => {})
   let deleted = 0
   try {

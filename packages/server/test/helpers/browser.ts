@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs'
 import { chromium, type Browser, type BrowserContext, type BrowserContextOptions } from 'playwright-core'
+import { HANG_CEILING_MS } from '../../../../test-helpers/wait.js'
 
 export const CHROMIUM = process.env.GATEHOUSE_CHROMIUM ?? '/usr/bin/chromium'
 const required = process.env.GATEHOUSE_REQUIRE_BROWSER === '1'
@@ -18,6 +19,7 @@ export async function launch (): Promise<Browser> {
   if (!existsSync(CHROMIUM)) throw new Error(`GATEHOUSE_REQUIRE_BROWSER=1 but Chromium is missing at ${CHROMIUM}`)
   return chromium.launch({
     executablePath: CHROMIUM,
+    timeout: HANG_CEILING_MS,
     headless: true,
     args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-background-networking']
   })
@@ -25,9 +27,15 @@ export async function launch (): Promise<Browser> {
 
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]'])
 
-/** A browser context that refuses every request leaving this machine. */
+/**
+ * A browser context that refuses every request leaving this machine. Its
+ * waits (playwright's default: 30 s) last up to the hang ceiling: a page
+ * can take longer than that to load on a busy machine.
+ */
 export async function loopbackContext (browser: Browser, options: BrowserContextOptions = {}): Promise<BrowserContext> {
   const context = await browser.newContext(options)
+  context.setDefaultTimeout(HANG_CEILING_MS)
+  context.setDefaultNavigationTimeout(HANG_CEILING_MS)
   await context.route('**/*', async (route) => {
     const { hostname } = new URL(route.request().url())
     if (LOOPBACK.has(hostname)) await route.continue()

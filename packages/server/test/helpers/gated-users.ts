@@ -1,4 +1,5 @@
 import { MemoryUserStore, type UserStore, type VerifiedUser } from '@fastify-gatehouse/auth'
+import { eventually, HANG_CEILING_MS } from '../../../../test-helpers/wait.js'
 
 const FAST = { N: 1024, r: 8, p: 1 }
 
@@ -46,12 +47,7 @@ export class GatedUsers implements UserStore {
   list = () => this.inner.list()
 }
 
-/** Polls `condition` every 10 ms until it holds or `ceiling` ms pass (generous: the machine may be busy); resolves whether it held. */
-export async function until (condition: () => boolean, ceiling = 30_000): Promise<boolean> {
-  const deadline = Date.now() + ceiling
-  while (!condition()) {
-    if (Date.now() > deadline) return false
-    await new Promise((resolve) => setTimeout(resolve, 10))
-  }
-  return true
+/** Polls `condition` until it holds, up to the hang ceiling (the machine may be busy); resolves whether it held. */
+export async function until (condition: () => boolean, ceilingMs = HANG_CEILING_MS): Promise<boolean> {
+  return await eventually(condition, { ceilingMs })
 }

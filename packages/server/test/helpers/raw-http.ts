@@ -1,4 +1,5 @@
 import { connect, type Socket } from 'node:net'
+import { HANG_CEILING_MS } from '../../../../test-helpers/wait.js'
 
 /** A raw TCP connection to 127.0.0.1 that records what the server sends and when it closes. */
 export interface RawConnection {
@@ -27,8 +28,8 @@ export async function openRaw (port: number): Promise<RawConnection> {
   return { socket, received: () => Buffer.concat(chunks).toString('latin1'), isClosed: () => closed, closed: whenClosed }
 }
 
-/** Resolves when `connection` closes; rejects (and destroys it) after `ceilingMs`. */
-export async function untilClosed (connection: RawConnection, ceilingMs = 30_000): Promise<void> {
+/** Resolves when `connection` closes; rejects (and destroys it) after `ceilingMs` (default: the hang ceiling). */
+export async function untilClosed (connection: RawConnection, ceilingMs = HANG_CEILING_MS): Promise<void> {
   let timer: NodeJS.Timeout | undefined
   const ceiling = new Promise<never>((_resolve, reject) => {
     timer = setTimeout(() => {
@@ -44,7 +45,7 @@ export async function untilClosed (connection: RawConnection, ceilingMs = 30_000
 }
 
 /** Sends `request` in one write and returns everything received until the server closes. */
-export async function rawExchange (port: number, request: string | Buffer, ceilingMs = 30_000): Promise<string> {
+export async function rawExchange (port: number, request: string | Buffer, ceilingMs = HANG_CEILING_MS): Promise<string> {
   const connection = await openRaw(port)
   connection.socket.write(request)
   await untilClosed(connection, ceilingMs)
@@ -56,7 +57,7 @@ export async function rawExchange (port: number, request: string | Buffer, ceili
  * closes the connection or the bytes run out; rejects after `ceilingMs`.
  * Resolves with how many bytes were sent.
  */
-export async function trickle (connection: RawConnection, bytes: string, everyMs: number, ceilingMs = 30_000): Promise<number> {
+export async function trickle (connection: RawConnection, bytes: string, everyMs: number, ceilingMs = HANG_CEILING_MS): Promise<number> {
   const deadline = Date.now() + ceilingMs
   let sent = 0
   while (!connection.isClosed() && sent < bytes.length) {

@@ -3,6 +3,7 @@ import { MemoryUserStore } from '@fastify-gatehouse/auth'
 import type { LockoutStore, UserStore } from '@fastify-gatehouse/auth'
 import type { SessionStore } from '@fastify-gatehouse/session'
 import { AppServer } from '@fastify-gatehouse/server'
+import { hangSignal } from '../../../../test-helpers/wait.js'
 
 const FAST = { N: 1024, r: 8, p: 1 }
 
@@ -56,12 +57,12 @@ export async function login (base: string, identity: string, password: string): 
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ identity, password, return_session_id: true }),
-    signal: AbortSignal.timeout(10_000)
+    signal: hangSignal()
   })
 }
 
 export async function get (base: string, path: string, headers: Record<string, string> = {}): Promise<Response> {
-  return await fetch(`${base}${path}`, { headers, signal: AbortSignal.timeout(10_000) })
+  return await fetch(`${base}${path}`, { headers, signal: hangSignal() })
 }
 
 /** The `name=value` part of a response's session cookie. */

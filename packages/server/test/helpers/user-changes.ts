@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import { FileUserStore } from '@fastify-gatehouse/auth'
 import type { SessionStore } from '@fastify-gatehouse/session'
 import { runCli } from '@fastify-gatehouse/server'
+import { eventually as shared, HANG_CEILING_MS, hangSignal } from '../../../../test-helpers/wait.js'
 import { get, login, sessionCookie, startInstance, type Instance } from './redis-servers.js'
 
 export const FAST = { N: 1024, r: 8, p: 1 }
@@ -39,7 +40,7 @@ export async function admin (base: string, cookie: string, method: 'PATCH' | 'DE
     method,
     headers: { cookie, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    signal: AbortSignal.timeout(30_000)
+    signal: hangSignal()
   })
 }
 
@@ -50,14 +51,9 @@ export async function cli (dir: string, args: string[], stdin = ''): Promise<num
   return await runCli(['users', ...args, '--store', dir], { stdin: input, stdout: new PassThrough().resume(), stderr: new PassThrough().resume(), env: {}, cwd: dir })
 }
 
-/** Polls `what` every 20 ms until true, for at most `ceiling` ms; resolves with whether it became true. */
-export async function eventually (what: () => Promise<boolean>, ceiling = 15_000): Promise<boolean> {
-  const end = Date.now() + ceiling
-  while (Date.now() < end) {
-    if (await what()) return true
-    await new Promise((resolve) => setTimeout(resolve, 20))
-  }
-  return false
+/** Polls `what` every 20 ms until true, up to the hang ceiling; resolves with whether it became true. */
+export async function eventually (what: () => Promise<boolean>, ceilingMs = HANG_CEILING_MS): Promise<boolean> {
+  return await shared(what, { ceilingMs, everyMs: 20 })
 }
 
 export interface Shot { started: number, status: number }

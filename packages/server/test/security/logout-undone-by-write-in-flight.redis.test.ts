@@ -9,12 +9,13 @@ import { sessionKey } from '@fastify-gatehouse/session'
 import { RedisSessionStore } from '@fastify-gatehouse/redis'
 import { cleanPrefix, needRedis, REDIS_URL, testPrefix } from '../../../redis/test/helpers/redis.js'
 import { aliceStore, get, login, sessionCookie, startInstance, type Instance } from '../helpers/redis-servers.js'
+import { hangSignal, waitUntil } from '../../../../test-helpers/wait.js'
 
 const redis = await needRedis()
 
-/** Polls `what` every 10 ms for at most 10 s. */
+/** Polls `what` until it holds; fails at the hang ceiling. */
 async function until (what: () => boolean): Promise<void> {
-  for (let i = 0; i < 1000 && !what(); i++) await new Promise((resolve) => setTimeout(resolve, 10))
+  await waitUntil(what)
 }
 
 /** A route that loads the session, works for a random while, then writes to it; counts the loads. */
@@ -38,7 +39,7 @@ const note = (base: string, cookie: string, value: number): Promise<Response> =>
   method: 'POST',
   headers: { cookie, 'content-type': 'application/json' },
   body: JSON.stringify({ value }),
-  signal: AbortSignal.timeout(30_000)
+  signal: hangSignal()
 })
 
 test('RedisSessionStore: a write that loaded the session before logout does not bring it back', redis, async (t) => {
@@ -60,7 +61,7 @@ test('RedisSessionStore: a write that loaded the session before logout does not 
 
   // Deterministic: the request is held after loading until the logout is done.
   const cookie = sessionCookie(await fetch(`${base}/login`, { method: 'POST' }))
-  const held = fetch(`${base}/held`, { method: 'POST', headers: { cookie }, signal: AbortSignal.timeout(30_000) })
+  const held = fetch(`${base}/held`, { method: 'POST', headers: { cookie }, signal: hangSignal() })
   await until(() => loaded.count === 1)
   t.equal((await fetch(`${base}/logout`, { method: 'POST', headers: { cookie } })).status, 200)
   open()
@@ -76,7 +77,7 @@ test('RedisSessionStore: a write that loaded the session before logout does not 
     loaded.count = 0
     const before = Array.from({ length: 20 }, (_v, i) => note(base, racing, i))
     await until(() => loaded.count >= 5)
-    const out = fetch(`${base}/logout`, { method: 'POST', headers: { cookie: racing }, signal: AbortSignal.timeout(30_000) })
+    const out = fetch(`${base}/logout`, { method: 'POST', headers: { cookie: racing }, signal: hangSignal() })
     const after = Array.from({ length: 20 }, (_v, i) => note(base, racing, 20 + i))
     const answers = await Promise.all([...before, out, ...after])
     t.same(answers.map((r) => r.status).filter((s) => s !== 200), [], `round ${round}: every request answered 200`)
@@ -103,7 +104,7 @@ test('two instances sharing Redis: logout on B while A has writes in flight; the
     loaded.count = 0
     const onA = Array.from({ length: 24 }, (_v, i) => note(a.base, cookie, i))
     await until(() => loaded.count >= 6)
-    const out = await fetch(`${b.base}/_server/logout`, { method: 'POST', headers: { cookie }, signal: AbortSignal.timeout(30_000) })
+    const out = await fetch(`${b.base}/_server/logout`, { method: 'POST', headers: { cookie }, signal: hangSignal() })
     t.equal(out.status, 200, `round ${round}: logged out on B`)
     const answers = await Promise.all(onA)
     t.same(answers.map((r) => r.status).filter((s) => s !== 200), [], `round ${round}: A answered every write 200`)

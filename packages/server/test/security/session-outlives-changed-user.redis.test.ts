@@ -7,6 +7,7 @@ import { RedisSessionStore } from '@fastify-gatehouse/redis'
 import { cleanPrefix, needRedis, REDIS_URL, testPrefix } from '../../../redis/test/helpers/redis.js'
 import { get } from '../helpers/redis-servers.js'
 import { admin, ADMIN_PASSWORD, cli, raceChange, eventually, fileInstance, signIn, usersFile } from '../helpers/user-changes.js'
+import { hangSignal } from '../../../../test-helpers/wait.js'
 
 const redis = await needRedis()
 
@@ -90,7 +91,7 @@ test('sign-ins racing a disable on B: no session they made authorises a request 
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ identity: 'alice', password: 'alice-pass' }),
-        signal: AbortSignal.timeout(30_000)
+        signal: hangSignal()
       })
       const line = res.headers.getSetCookie().find((l) => l.startsWith('session_id='))
       if (res.status === 200 && line !== undefined) cookies.push(line.split(';')[0]!)

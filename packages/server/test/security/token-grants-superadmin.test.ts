@@ -6,7 +6,6 @@
 // limited to the rule grammar's alphabet.
 import { test } from 'tap'
 import { spawn } from 'node:child_process'
-import { once } from 'node:events'
 import { join } from 'node:path'
 import { PassThrough } from 'node:stream'
 import { fileURLToPath } from 'node:url'
@@ -14,6 +13,7 @@ import type { FastifyRequest } from 'fastify'
 import { MemoryApiKeyStore, MemoryUserStore } from '@fastify-gatehouse/auth'
 import { AppServer, OidcMethod, RoutedApplication, route, runCli } from '@fastify-gatehouse/server'
 import { hs256 } from '../helpers/credentials.js'
+import { collect, stopChild, waitForOutput } from '../../../../test-helpers/child.js'
 
 const SECRET = 'superadmin-test-hs256-secret-of-32-bytes'
 const nowS = () => Math.floor(Date.now() / 1000)
@@ -156,18 +156,8 @@ test('config file: tags_claim, allowed_tags, allow_superadmin, require_exp and m
 
   const child = spawn(process.execPath, ['--import', 'tsx', '--conditions=gatehouse-src', FIXTURE, 'serve', '--config', join(dir, 'gatehouse.yaml'), '--app', APP, '--port', '0'], { cwd: dir })
   t.teardown(() => { if (child.exitCode === null) child.kill('SIGKILL') })
-  let out = ''
-  let err = ''
-  child.stderr.on('data', (c) => { err += c })
-  const base = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`not started: ${out}${err}`)), 60_000)
-    child.stdout.on('data', (c) => {
-      out += c
-      const match = /serving at (http:\/\/127\.0\.0\.1:\d+)\//.exec(out)
-      if (match !== null) { clearTimeout(timer); resolve(match[1]!) }
-    })
-    child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`exited ${code}: ${err}`)) })
-  })
+  const output = collect(child)
+  const base = (await waitForOutput(child, output, /serving at (http:\/\/127\.0\.0\.1:\d+)\//, { what: 'the "serving at" line' }))[1]!
   const get = async (claims: object) => {
     const res = await fetch(`${base}/orders`, { headers: { authorization: `Bearer ${hs256(claims, SECRET)}` } })
     return { status: res.status, body: await res.json() as Record<string, unknown> }
@@ -178,7 +168,5 @@ test('config file: tags_claim, allowed_tags, allow_superadmin, require_exp and m
   t.equal((await get({ sub: 'joe', tags: ['ops'], iat, exp })).status, 403, 'tags_claim: the tags claim is not read')
   t.equal((await get({ sub: 'joe', roles: ['ops'], exp })).body.message, 'The token has no iat claim', 'max_age')
   t.equal((await get({ sub: 'joe', roles: ['ops'], iat })).body.message, 'The token has no exp claim', 'require_exp')
-  child.kill('SIGTERM')
-  const [code] = await once(child, 'exit')
-  t.equal(code, 0)
+  t.equal(await stopChild(child, 'SIGTERM'), 0)
 })

@@ -1,11 +1,16 @@
 import type { Test } from 'tap'
 import type { SessionRecord, SessionStore } from '@fastify-gatehouse/session'
+import { realClock, type TestClock } from '../../../../test-helpers/clock.js'
 
 const record = (identity: string | null, expiresAt: number, data: Record<string, unknown> = {}, version = 1): SessionRecord =>
   ({ identity, tags: identity === null ? [] : ['t'], data, createdAt: Date.now(), expiresAt, version, via: identity === null ? null : 'password', stamp: identity === null ? null : 's1' })
 
-/** The contract every SessionStore keeps; `make` gives a fresh, empty store. */
-export async function sessionStoreConformance (t: Test, make: () => Promise<SessionStore>): Promise<void> {
+/**
+ * The contract every SessionStore keeps; `make` gives a fresh, empty store.
+ * `clock` is the store's clock: a fake one for a store with a `now` option,
+ * so expiry does not depend on the machine's speed; the real one otherwise.
+ */
+export async function sessionStoreConformance (t: Test, make: () => Promise<SessionStore>, clock: TestClock = realClock()): Promise<void> {
   await t.test('set, get, destroy', async (t) => {
     const store = await make()
     t.equal(await store.get('k1'), null)
@@ -18,19 +23,21 @@ export async function sessionStoreConformance (t: Test, make: () => Promise<Sess
 
   await t.test('expired records are dropped', async (t) => {
     const store = await make()
-    await store.set('old', record('alice', Date.now() + 150), null)
+    const deadline = clock.now() + clock.window
+    await store.set('old', record('alice', deadline), null)
     t.not(await store.get('old'), null)
-    await new Promise((resolve) => setTimeout(resolve, 250))
+    await clock.passTo(deadline)
     t.equal(await store.get('old'), null)
   })
 
   await t.test('touch moves the idle deadline later, never earlier, and keeps the version', async (t) => {
     const store = await make()
-    await store.set('k', record('alice', Date.now() + 150), null)
-    const later = Date.now() + 60_000
+    const deadline = clock.now() + clock.window
+    await store.set('k', record('alice', deadline), null)
+    const later = clock.now() + 60_000
     await store.touch('k', later)
-    await store.touch('k', Date.now() + 30_000)
-    await new Promise((resolve) => setTimeout(resolve, 250))
+    await store.touch('k', clock.now() + 30_000)
+    await clock.passTo(deadline)
     t.match(await store.get('k'), { identity: 'alice', version: 1, expiresAt: later })
     await store.touch('unknown', Date.now() + 1000)
     t.equal(await store.get('unknown'), null, 'touch does not create')
@@ -42,9 +49,11 @@ export async function sessionStoreConformance (t: Test, make: () => Promise<Sess
     await store.destroy('gone')
     await store.touch('gone', Date.now() + 60_000)
     t.equal(await store.get('gone'), null, 'destroyed stays destroyed')
-    await store.set('short', record('alice', Date.now() + 100), null)
-    await new Promise((resolve) => setTimeout(resolve, 200))
-    await store.touch('short', Date.now() + 60_000)
+    // Only its end matters: on a stalled machine it may be written expired.
+    const deadline = clock.now() + 50
+    await store.set('short', record('alice', deadline), null)
+    await clock.passTo(deadline)
+    await store.touch('short', clock.now() + 60_000)
     t.equal(await store.get('short'), null, 'expired stays expired')
     t.equal(await store.destroyAllFor('alice'), 0, 'and is not indexed again')
   })
@@ -80,8 +89,10 @@ export async function sessionStoreConformance (t: Test, make: () => Promise<Sess
     await store.set('j', record('alice', later), null)
     t.equal(await store.destroyAllFor('alice'), 1)
     t.equal(await store.set('j', record('alice', later, {}, 2), { key: 'j', version: 1 }), 'gone', 'destroyAllFor too')
-    await store.set('short', record('alice', Date.now() + 100), null)
-    await new Promise((resolve) => setTimeout(resolve, 200))
+    // Only its end matters: on a stalled machine it may be written expired.
+    const deadline = clock.now() + 50
+    await store.set('short', record('alice', deadline), null)
+    await clock.passTo(deadline)
     t.equal(await store.set('short', record('alice', later, {}, 2), { key: 'short', version: 1 }), 'gone', 'an expired record too')
     t.equal(await store.get('short'), null)
   })

@@ -5,6 +5,7 @@ import Fastify, { type FastifyInstance } from 'fastify'
 import { middlewareChain } from '@fastify-gatehouse/core'
 import { MemorySessionStore, sessionKey, type SessionStore } from '@fastify-gatehouse/session'
 import { components, sessionCookie } from '../helpers/build.js'
+import { hangSignal, waitUntil } from '../../../../test-helpers/wait.js'
 
 /** A gate a handler waits at, opened by the test. */
 function gate (): { entered: Promise<void>, open: () => void, wait: () => Promise<void> } {
@@ -72,13 +73,13 @@ test('dozens of writes racing a logout over real sockets: the session stays dest
   for (let round = 0; round < 5; round++) {
     const signedIn = await fetch(`${base}/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ identity: 'alice' }) })
     const cookie = signedIn.headers.getSetCookie()[0]!.split(';')[0]!
-    const put = (i: number) => fetch(`${base}/slow-put`, { method: 'POST', headers: { cookie, 'content-type': 'application/json' }, body: JSON.stringify({ value: i }), signal: AbortSignal.timeout(30_000) })
+    const put = (i: number) => fetch(`${base}/slow-put`, { method: 'POST', headers: { cookie, 'content-type': 'application/json' }, body: JSON.stringify({ value: i }), signal: hangSignal() })
     const counter = entered.get(app)!
     counter.count = 0
     const before = Array.from({ length: 20 }, (_v, i) => put(i))
     // The logout goes out once some of them hold the loaded session.
-    for (let i = 0; i < 1000 && counter.count < 5; i++) await new Promise((resolve) => setTimeout(resolve, 10))
-    const out = fetch(`${base}/logout`, { method: 'POST', headers: { cookie }, signal: AbortSignal.timeout(30_000) })
+    await waitUntil(() => counter.count >= 5, { what: 'five writes holding the loaded session' })
+    const out = fetch(`${base}/logout`, { method: 'POST', headers: { cookie }, signal: hangSignal() })
     const after = Array.from({ length: 20 }, (_v, i) => put(20 + i))
     const answers = await Promise.all([...before, out, ...after])
     t.same(answers.map((r) => r.status).filter((s) => s !== 200), [], `round ${round}: every request answered 200`)

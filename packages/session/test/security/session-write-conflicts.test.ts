@@ -7,6 +7,7 @@ import Fastify, { type FastifyInstance } from 'fastify'
 import { middlewareChain } from '@fastify-gatehouse/core'
 import { MemorySessionStore, sessionKey, type SessionRecord, type SessionStore, type SessionWriteCondition, type SessionWriteResult } from '@fastify-gatehouse/session'
 import { components, sessionCookie } from '../helpers/build.js'
+import { waitUntil } from '../../../../test-helpers/wait.js'
 
 async function build (store: SessionStore): Promise<{ app: FastifyInstance, release: () => void, entered: () => number }> {
   const app = Fastify()
@@ -29,8 +30,9 @@ async function build (store: SessionStore): Promise<{ app: FastifyInstance, rele
   return { app, release: open, entered: () => count }
 }
 
+/** Polls `what` until it holds; fails at the hang ceiling. */
 async function until (what: () => boolean): Promise<void> {
-  for (let i = 0; i < 1000 && !what(); i++) await new Promise((resolve) => setTimeout(resolve, 10))
+  await waitUntil(what)
 }
 
 test('writes of different names from one loaded version all land', async (t) => {
