@@ -27,6 +27,7 @@ export type { GatehouseConfig, LoadRecipeOptions, ServerSection } from './load-r
 export { pickServerLimits, resolveServerLimits, serverLimitDefaults, serverLimitsSchema } from './server-limits.js'
 export type { ResolvedServerLimits, ServerLimits } from './server-limits.js'
 export { validateOptions } from './validate.js'
+export { extendOptions } from './validated-options.js'
 export {
   addVary,
   CONTROL_CHARACTER,
