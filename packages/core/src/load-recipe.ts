@@ -130,14 +130,14 @@ export async function loadRecipe (path: string, options: LoadRecipeOptions = {})
   if (!['.yaml', '.yml', '.json'].includes(extension)) {
     throw new GATEHOUSE_CORE_CONFIG_FILE(path, 'expected a .yaml, .yml or .json file')
   }
-  let text: string
+  let bytes: Buffer
   try {
-    const bytes = await readFile(path)
-    if (bytes.byteLength > MAX_FILE_BYTES) throw new Error(`larger than ${MAX_FILE_BYTES} bytes`)
-    text = bytes.toString('utf8')
+    bytes = await readFile(path)
   } catch (err) {
     throw new GATEHOUSE_CORE_CONFIG_FILE(path, (err as Error).message)
   }
+  if (bytes.byteLength > MAX_FILE_BYTES) throw new GATEHOUSE_CORE_CONFIG_FILE(path, `larger than ${MAX_FILE_BYTES} bytes`)
+  const text = bytes.toString('utf8')
   let parsed: unknown
   try {
     parsed = extension === '.json' ? JSON.parse(text) : parseYaml(text, { prettyErrors: true, uniqueKeys: true })
