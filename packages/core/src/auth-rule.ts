@@ -7,6 +7,7 @@
 //   unary   := '!' unary | '(' or ')' | TAG
 //   TAG     := [A-Za-z0-9_.:-]+   (TAG_CHARACTERS in tags.ts)
 
+import { GATEHOUSE_CORE_INVALID_AUTH_RULE_SYNTAX } from './errors.js'
 import { TAG_CHARACTERS } from './tags.js'
 
 /** Something that has tags: an `Avatar`, or any object with `hasTag`. */
@@ -17,8 +18,12 @@ export interface Tagged {
 /** A compiled rule: true when the tagged caller satisfies it. */
 export type AuthRule = (caller: Tagged) => boolean
 
-/** Thrown for a malformed rule; `position` is the offending character's index. */
-export class AuthRuleSyntaxError extends SyntaxError {
+/**
+ * Thrown for a malformed rule; `position` is the offending character's
+ * index. A `SyntaxError` with the code `GATEHOUSE_CORE_INVALID_AUTH_RULE_SYNTAX`.
+ * D-CODES-04: a subclass of the coded class, since createError's classes take no extra field.
+ */
+export class AuthRuleSyntaxError extends GATEHOUSE_CORE_INVALID_AUTH_RULE_SYNTAX {
   readonly position: number
   constructor (message: string, position: number) {
     super(message)
@@ -104,10 +109,10 @@ class Parser {
 
 /**
  * Compiles a rule such as `admin`, `admin|ops` or `admin & !suspended` into
- * a function of the caller's tags. Throws {@link AuthRuleSyntaxError} for a
- * malformed rule (empty, dangling operator, unbalanced parenthesis, a
- * character that is not part of a tag, longer than 1024 characters or
- * nested deeper than 32).
+ * a function of the caller's tags. Throws {@link AuthRuleSyntaxError}
+ * (`GATEHOUSE_CORE_INVALID_AUTH_RULE_SYNTAX`) for a malformed rule (empty,
+ * dangling operator, unbalanced parenthesis, a character that is not part
+ * of a tag, longer than 1024 characters or nested deeper than 32).
  */
 export function compileAuthRule (rule: string): AuthRule {
   if (typeof rule !== 'string') throw new AuthRuleSyntaxError('a rule must be a string', 0)

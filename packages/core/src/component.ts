@@ -3,6 +3,7 @@ import fp from 'fastify-plugin'
 import type { TObject } from '@sinclair/typebox'
 import { GATEHOUSE_CORE_INVALID_COMPONENT } from './errors.js'
 import { validateOptions } from './validate.js'
+import { isValidatedFor } from './validated-options.js'
 import { ensureScope } from './scope.js'
 
 /**
@@ -42,7 +43,9 @@ export interface ComponentDefinition<Options extends object> {
   /**
    * TypeBox schema of the options (camelCase keys). Unknown keys and wrong
    * types are refused at registration with `GATEHOUSE_CORE_INVALID_OPTIONS`.
-   * Config files use the snake_case form of the same keys.
+   * Config files use the snake_case form of the same keys. The options are
+   * checked once: by the component registered alone, or by the chain or
+   * config-file loader that hands them to it.
    */
   schema?: TObject
   /** The Fastify plugin; it receives the validated options. */
@@ -99,8 +102,9 @@ export function defineComponent<Options extends object> (definition: ComponentDe
     for (const [key, value] of Object.entries(rawOptions ?? {})) {
       if (!REGISTER_KEYS.has(key)) options[key] = value
     }
-    // D-CHAIN-04: validated again here, so the plugin registered alone fails the same way.
-    if (schema !== undefined) validateOptions(schema, options, `${name} options`)
+    // D-CHAIN-12: registered alone, the component checks its options; from a
+    // chain or a config file they arrive checked, and are not checked again.
+    if (schema !== undefined && !isValidatedFor(rawOptions, schema)) validateOptions(schema, options, `${name} options`)
     await ensureScope(app)
     await plugin.call(app, app, options as Options)
   }

@@ -39,6 +39,15 @@ export const GATEHOUSE_CORE_INVALID_AUTH_RULE = createError<[string, string, str
   'GATEHOUSE_CORE_INVALID_AUTH_RULE', 'Invalid authRule %s on %s: %s', 500, TypeError)
 
 /**
+ * `compileAuthRule` was given a malformed rule. Thrown as its subclass
+ * `AuthRuleSyntaxError` (auth-rule.ts), which adds the `position`; route
+ * rules report it as `GATEHOUSE_CORE_INVALID_AUTH_RULE`, naming the route.
+ * D-CODES-04.
+ */
+export const GATEHOUSE_CORE_INVALID_AUTH_RULE_SYNTAX = createError<[string]>(
+  'GATEHOUSE_CORE_INVALID_AUTH_RULE_SYNTAX', '%s', 500, SyntaxError)
+
+/**
  * A route carries an `authRule` (either spelling) that no Gatehouse chain
  * compiled: it was declared before the chain or outside its instance tree.
  * Raised by `ready()`; the message lists the routes.

@@ -27,6 +27,7 @@ export type { GatehouseConfig, LoadRecipeOptions, ServerSection } from './load-r
 export { pickServerLimits, resolveServerLimits, serverLimitDefaults, serverLimitsSchema } from './server-limits.js'
 export type { ResolvedServerLimits, ServerLimits } from './server-limits.js'
 export { validateOptions } from './validate.js'
+export { extendOptions } from './validated-options.js'
 export {
   addVary,
   CONTROL_CHARACTER,
@@ -50,6 +51,7 @@ export {
   GATEHOUSE_CORE_DUPLICATE_COMPONENT,
   GATEHOUSE_CORE_FORBIDDEN,
   GATEHOUSE_CORE_INVALID_AUTH_RULE,
+  GATEHOUSE_CORE_INVALID_AUTH_RULE_SYNTAX,
   GATEHOUSE_CORE_INVALID_AVATAR,
   GATEHOUSE_CORE_INVALID_CHALLENGE,
   GATEHOUSE_CORE_INVALID_HTTP_ERROR,

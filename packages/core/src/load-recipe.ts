@@ -5,7 +5,8 @@ import { parse as parseYaml } from 'yaml'
 import { componentsByName, knownNames, type ComponentList } from './component-list.js'
 import { GATEHOUSE_CORE_CONFIG_FILE, GATEHOUSE_CORE_INVALID_OPTIONS, GATEHOUSE_CORE_UNKNOWN_COMPONENT } from './errors.js'
 import { resolveRecipe, type ComponentSetting, type Recipe } from './recipe.js'
-import { camelToSnake, fromFileKeys, joinPath, validateOptions } from './validate.js'
+import { camelToSnake, fromFileKeys, joinPath } from './validate.js'
+import { checkOnce, frozenData } from './validated-options.js'
 import { isPlainObject } from './plain-object.js'
 import { pickServerLimits, resolveServerLimits, serverLimitsSchema, type ServerLimits } from './server-limits.js'
 
@@ -49,17 +50,15 @@ export const serverSectionSchema = Type.Object({
 const MAX_FILE_BYTES = 1024 * 1024
 const SECTIONS = ['server', 'middleware', 'auth_middleware', 'server_app']
 
-function section (
-  schema: TSchema | undefined,
-  value: unknown,
-  fileKey: string,
-  missing: string
-): unknown {
+// A section is converted, checked with the paths as written in the file,
+// and frozen: a component's section is handed on as checked, so neither the
+// chain nor the component checks it again (D-CHAIN-12). Every section schema
+// is an object schema, so anything else fails the check before it is recorded.
+function section (schema: TSchema | undefined, value: unknown, fileKey: string, missing: string): Record<string, unknown> {
   if (schema === undefined) throw new GATEHOUSE_CORE_INVALID_OPTIONS(fileKey, missing)
   const display = new Map<string, string>()
-  const converted = fromFileKeys(schema, value, '', fileKey, display)
-  validateOptions(schema, converted, fileKey, display)
-  return converted
+  const converted = frozenData(fromFileKeys(schema, value, '', fileKey, display)) as Record<string, unknown>
+  return checkOnce(schema, converted, fileKey, display)
 }
 
 /**
@@ -67,7 +66,10 @@ function section (
  * (`server`, `middleware`, `auth_middleware`, `server_app`) to the camelCase
  * form and validates it against the schemas of `options.components`. Errors
  * name the path as written, e.g. `middleware.compression.minimum_size:
- * expected integer`.
+ * expected integer`. Each section is a frozen copy, checked here once: the
+ * chain and the components take a component's section as checked. To
+ * change one, make a new object (`{ ...config.middleware.cors, origin }`);
+ * it is checked where it is used.
  */
 export function recipeFromConfig (config: unknown, options: LoadRecipeOptions = {}): GatehouseConfig {
   const components = options.components ?? []
@@ -89,7 +91,7 @@ export function recipeFromConfig (config: unknown, options: LoadRecipeOptions = 
           if (component === undefined) throw new GATEHOUSE_CORE_UNKNOWN_COMPONENT(name, knownNames(byName))
           const path = joinPath('middleware', name)
           middleware[name] = isPlainObject(setting) && component.component.schema !== undefined
-            ? section(component.component.schema, setting, path, '') as Record<string, unknown>
+            ? section(component.component.schema, setting, path, '')
             : setting as ComponentSetting
         }
         result.middleware = middleware
@@ -97,12 +99,12 @@ export function recipeFromConfig (config: unknown, options: LoadRecipeOptions = 
       }
       case 'auth_middleware':
         result.authMiddleware = section(byName.get('auth')?.component.schema, value, 'auth_middleware',
-          'the auth component is not in the components list (add authPlugin of @fastify-gatehouse/auth)') as Record<string, unknown>
+          'the auth component is not in the components list (add authPlugin of @fastify-gatehouse/auth)')
         break
       // D-CONFIG-01: validated by the schema its owner supplies; without one the section is an error.
       case 'server_app':
         result.serverApp = section(options.serverAppSchema, value, 'server_app',
-          'this section is read by @fastify-gatehouse/server (gatehouse serve)') as Record<string, unknown>
+          'this section is read by @fastify-gatehouse/server (gatehouse serve)')
         break
       default:
         throw new GATEHOUSE_CORE_INVALID_OPTIONS(key, `unknown section (expected ${SECTIONS.join(', ')})`)
@@ -128,14 +130,14 @@ export async function loadRecipe (path: string, options: LoadRecipeOptions = {})
   if (!['.yaml', '.yml', '.json'].includes(extension)) {
     throw new GATEHOUSE_CORE_CONFIG_FILE(path, 'expected a .yaml, .yml or .json file')
   }
-  let text: string
+  let bytes: Buffer
   try {
-    const bytes = await readFile(path)
-    if (bytes.byteLength > MAX_FILE_BYTES) throw new Error(`larger than ${MAX_FILE_BYTES} bytes`)
-    text = bytes.toString('utf8')
+    bytes = await readFile(path)
   } catch (err) {
     throw new GATEHOUSE_CORE_CONFIG_FILE(path, (err as Error).message)
   }
+  if (bytes.byteLength > MAX_FILE_BYTES) throw new GATEHOUSE_CORE_CONFIG_FILE(path, `larger than ${MAX_FILE_BYTES} bytes`)
+  const text = bytes.toString('utf8')
   let parsed: unknown
   try {
     parsed = extension === '.json' ? JSON.parse(text) : parseYaml(text, { prettyErrors: true, uniqueKeys: true })

@@ -2,7 +2,8 @@ import type { Component } from './component.js'
 import { compareComponents } from './component.js'
 import { componentsByName, knownNames, type ComponentList } from './component-list.js'
 import { GATEHOUSE_CORE_INVALID_OPTIONS, GATEHOUSE_CORE_UNKNOWN_COMPONENT } from './errors.js'
-import { joinPath, validateOptions } from './validate.js'
+import { joinPath } from './validate.js'
+import { checkOnce, isValidatedFor, shallowFrozen } from './validated-options.js'
 import { isPlainObject } from './plain-object.js'
 
 /** How a recipe turns one component on or off: `true`/`'on'` (defaults), `false`/`'off'`, or its options. */
@@ -23,10 +24,14 @@ export interface Recipe {
   authMiddleware?: Record<string, unknown>
 }
 
-/** One component the recipe turns on, with its options. */
+/**
+ * One component the recipe turns on, with its options: a frozen copy,
+ * checked against the component's schema, which the component does not
+ * check again when registered with it.
+ */
 export interface ChainStep {
   readonly component: Component<any>
-  readonly options: Record<string, unknown>
+  readonly options: Readonly<Record<string, unknown>>
 }
 
 function settingOptions (setting: unknown, path: string): Record<string, unknown> | null {
@@ -76,15 +81,16 @@ export function resolveRecipe (recipe: Recipe, components: ComponentList): Chain
     if (explicit !== null) chosen.set('auth', recipe.authMiddleware)
   }
 
-  // D-CHAIN-04: the whole recipe is validated, with recipe paths, before anything registers.
+  // D-CHAIN-12: the whole recipe is validated, with recipe paths, before anything registers;
+  // options a config file's loader already checked are not checked again, nor by the component.
   const steps: ChainStep[] = []
   for (const component of byName.values()) {
     const { name, schema } = component.component
-    const options = chosen.has(name) ? chosen.get(name) : (component.component.default ? {} : null)
-    if (options === null || options === undefined) continue
-    if (schema !== undefined) {
-      validateOptions(schema, options, name === 'auth' && recipe.authMiddleware !== undefined ? 'authMiddleware' : joinPath('middleware', name))
-    }
+    const given = chosen.has(name) ? chosen.get(name) : (component.component.default ? {} : null)
+    if (given === null || given === undefined) continue
+    const options = schema === undefined || isValidatedFor(given, schema)
+      ? given
+      : checkOnce(schema, shallowFrozen(given), name === 'auth' && recipe.authMiddleware !== undefined ? 'authMiddleware' : joinPath('middleware', name))
     steps.push({ component, options })
   }
   return steps.sort((a, b) => compareComponents(a.component, b.component))

@@ -1,5 +1,5 @@
 import { test } from 'tap'
-import { Avatar, AuthRuleSyntaxError, compileAuthRule } from '@fastify-gatehouse/core'
+import { Avatar, AuthRuleSyntaxError, compileAuthRule, GATEHOUSE_CORE_INVALID_AUTH_RULE_SYNTAX } from '@fastify-gatehouse/core'
 
 const who = (tags: string) => new Avatar('x', { tags, backend: 'test' })
 
@@ -47,4 +47,27 @@ test('malformed rules are refused with the position', async (t) => {
     t.throws(() => compileAuthRule(rule), AuthRuleSyntaxError)
   }
   t.throws(() => compileAuthRule(42 as never), AuthRuleSyntaxError)
+})
+
+test('a malformed rule throws a coded AuthRuleSyntaxError: code, name, position, a SyntaxError (D-CODES-04)', async (t) => {
+  let thrown: unknown
+  try {
+    compileAuthRule('admin ops')
+  } catch (err) {
+    thrown = err
+  }
+  t.ok(thrown instanceof AuthRuleSyntaxError)
+  t.ok(thrown instanceof SyntaxError)
+  t.ok(thrown instanceof GATEHOUSE_CORE_INVALID_AUTH_RULE_SYNTAX)
+  t.match(thrown, {
+    code: 'GATEHOUSE_CORE_INVALID_AUTH_RULE_SYNTAX',
+    name: 'AuthRuleSyntaxError',
+    statusCode: 500,
+    position: 6,
+    message: 'unexpected "o" at position 6'
+  })
+  t.equal(String(thrown), 'AuthRuleSyntaxError [GATEHOUSE_CORE_INVALID_AUTH_RULE_SYNTAX]: unexpected "o" at position 6')
+  t.throws(() => compileAuthRule(42 as never), { code: 'GATEHOUSE_CORE_INVALID_AUTH_RULE_SYNTAX', position: 0, message: 'a rule must be a string' })
+  t.throws(() => compileAuthRule(''), { code: 'GATEHOUSE_CORE_INVALID_AUTH_RULE_SYNTAX', position: 0, message: 'empty rule' })
+  t.notOk(new SyntaxError('x') instanceof AuthRuleSyntaxError)
 })

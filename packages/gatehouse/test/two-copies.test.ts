@@ -4,6 +4,7 @@
 // dist copied to a test folder, next to the workspace sources.
 import { test } from 'tap'
 import Fastify from 'fastify'
+import { Kind, Type, TypeRegistry } from '@sinclair/typebox'
 import * as core from '@fastify-gatehouse/core'
 import { allComponents, AppServer, errorsPlugin, middlewareChain, RoutedApplication, route } from 'fastify-gatehouse'
 import { corsPlugin } from '@fastify-gatehouse/cors'
@@ -147,4 +148,29 @@ test('a second copy of the server package: its RoutedApplication and @route mix 
   t.teardown(() => server.close())
   t.same((await server.inject('/mixed')).json(), { mixed: true })
   t.same((await server.inject('/other/copy')).json(), { from: 'copy' })
+})
+
+test('a second copy of core: options one copy checked are not checked again by the other (D-CHAIN-12)', async (t) => {
+  const copies = installCopies(t.testdir({}), ['core'])
+  const coreCopy = await import(copies.core!) as Core
+  let checks = 0
+  TypeRegistry.Set('GatehouseTwoCopiesCountedOption', (_schema, value) => { checks++; return typeof value === 'string' })
+  const schema = Type.Object({ probeValue: Type.Unsafe<string>({ [Kind]: 'GatehouseTwoCopiesCountedOption' }) }, { additionalProperties: false })
+  const seen: unknown[] = []
+  // Defined by the copy; the config is read, and the chain run, by this copy.
+  const counted = coreCopy.defineComponent<{ probeValue: string }>({ name: 'counted', schema, plugin: async (_app, options) => { seen.push(options) } })
+
+  const config = core.recipeFromConfig({ middleware: { counted: { probe_value: 'x' } } }, { components: [counted] })
+  t.equal(checks, 1, 'checked by the loader')
+  const app = Fastify()
+  t.teardown(() => app.close())
+  await coreCopy.middlewareChain(app, config, { components: [counted] })
+  await app.ready()
+  t.equal(checks, 1, 'not by the other copy\'s chain, nor by the component')
+  t.same(seen, [{ probeValue: 'x' }])
+
+  const alone = Fastify()
+  t.teardown(() => alone.close())
+  await alone.register(counted, { probeValue: 'y' }).ready()
+  t.equal(checks, 2, 'registered alone, the component checks its options')
 })

@@ -1,4 +1,5 @@
 import type { TObject } from '@sinclair/typebox'
+import { extendOptions } from '@fastify-gatehouse/core'
 import { MemoryApiKeyStore, MemoryUserStore, type ApiKeyStore, type AuthOptions, type UserStore } from '@fastify-gatehouse/auth'
 import { GATEHOUSE_SERVER_INVALID_OPTIONS } from '../errors.js'
 import { SUPERADMIN } from '../server-app/admin-api.js'
@@ -95,8 +96,9 @@ export function AuthMixin<T extends ServerClass> (Base: T): T {
 
       let authMiddleware: AuthOptions | undefined
       if (options.auth !== undefined || tokens !== undefined) {
-        // Handed over as given: the component checks it (one shape, DESIGN §10 / issue 14).
-        authMiddleware = { ...options.auth, ...(tokens === undefined ? {} : { apiKeys: tokens }) }
+        // Handed over as given: the component checks it (one shape, DESIGN §10 / issue 14);
+        // a config file's auth_middleware arrives checked and is not checked again (D-CHAIN-12).
+        authMiddleware = extendOptions(options.auth ?? {}, tokens === undefined ? {} : { apiKeys: tokens }, 'auth') as AuthOptions
       }
       return {
         ...(authMiddleware === undefined ? {} : { authMiddleware }),

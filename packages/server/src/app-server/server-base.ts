@@ -1,6 +1,6 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyPluginAsync, type InjectOptions, type LightMyRequestResponse } from 'fastify'
 import type { TObject } from '@sinclair/typebox'
-import { middlewareChain, trackRouteRules, type ComponentSetting, type Recipe } from '@fastify-gatehouse/core'
+import { extendOptions, middlewareChain, trackRouteRules, type ComponentSetting, type Recipe } from '@fastify-gatehouse/core'
 import type { ApiKeyStore, AuthOptions, UserStore } from '@fastify-gatehouse/auth'
 import { clientErrorHandler, RedactingLogController } from '@fastify-gatehouse/logging'
 import { allComponents } from '../components.js'
@@ -36,7 +36,7 @@ function csrfSetting (given: ComponentSetting | undefined, login: boolean, cooki
   const setting = given ?? (login ? true : undefined)
   if (setting === undefined || setting === false || setting === 'off' || typeof cookieName !== 'string') return setting
   if (setting === true || setting === 'on') return { cookieName }
-  return typeof setting === 'object' && setting.cookieName === undefined ? { ...setting, cookieName } : setting
+  return typeof setting === 'object' && setting.cookieName === undefined ? extendOptions(setting, { cookieName }, 'middleware.csrf') : setting
 }
 
 /**
@@ -120,6 +120,8 @@ export class ServerBase {
     const { authMiddleware, users, tokens } = await this.resolveAuth(given)
     const { middleware } = options
     const errors = typeof middleware.errors === 'object' ? middleware.errors : {}
+    // The caller's errors options win over the server's login and debug.
+    const errorsExtra = Object.fromEntries(Object.entries({ login: options.login, debug: options.debug }).filter(([key]) => !Object.hasOwn(errors, key)))
     // Password sessions follow their user (disabled, deleted, re-tagged, new password): D-SESSION-10.
     // D-SERVER-04: errors and session are always on; login defaults to false.
     const session = withUserCheck(middleware.session ?? (options.session as Record<string, unknown> | undefined) ?? true, users)
@@ -127,7 +129,7 @@ export class ServerBase {
     const recipe: Recipe = {
       middleware: {
         ...middleware,
-        errors: { login: options.login, debug: options.debug, ...errors },
+        errors: extendOptions(errors, errorsExtra, 'middleware.errors'),
         session,
         ...(csrf === undefined ? {} : { csrf })
       },

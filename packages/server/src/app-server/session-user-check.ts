@@ -1,4 +1,4 @@
-import type { ComponentSetting } from '@fastify-gatehouse/core'
+import { extendOptions, type ComponentSetting } from '@fastify-gatehouse/core'
 import type { UserStore } from '@fastify-gatehouse/auth'
 import type { CheckIdentity } from '@fastify-gatehouse/session'
 
@@ -28,5 +28,6 @@ export function withUserCheck (setting: ComponentSetting, users: UserStore | und
   if (users === undefined || setting === false || setting === 'off') return setting
   const options = setting === true || setting === 'on' ? {} : setting
   if (options.checkIdentity !== undefined) return setting
-  return { ...options, checkIdentity: userSessionCheck(users) }
+  // A config file's section stays checked once (D-CHAIN-12): only the added callback is checked.
+  return extendOptions(options, { checkIdentity: userSessionCheck(users) }, 'middleware.session')
 }

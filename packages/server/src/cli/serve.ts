@@ -2,7 +2,7 @@ import { dirname, isAbsolute, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { parseArgs } from 'node:util'
 import { Type } from '@sinclair/typebox'
-import { loadRecipe, pickServerLimits } from '@fastify-gatehouse/core'
+import { extendOptions, loadRecipe, pickServerLimits } from '@fastify-gatehouse/core'
 import { FileApiKeyStore, FileUserStore } from '@fastify-gatehouse/auth'
 import { AppServer } from '../app-server/app-server.js'
 import { checkAdminPassword } from '../app-server/auth-mixin.js'
@@ -104,7 +104,8 @@ export async function serveCommand (args: string[], io: CliIo, signals: NodeJS.E
     ? undefined
     : {
         ...config.middleware,
-        ...(sessionStore === undefined ? {} : { session: { ...(sessionSetting as Record<string, unknown>), store: sessionStore } })
+        // The file's section was checked by the loader; only the opened store is checked (D-CHAIN-12).
+        ...(sessionStore === undefined ? {} : { session: extendOptions(sessionSetting as Record<string, unknown>, { store: sessionStore }, 'middleware.session') })
       }
   const login = serverAppConfig.login === undefined
     ? undefined
