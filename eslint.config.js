@@ -1,5 +1,5 @@
 // Lint: neostandard (standard style for flat config, with typescript-eslint),
-// the style Fastify and its official plugins use. `pnpm lint` runs it.
+// the style Fastify and its official plugins use. `pnpm lint` runs it (D-TOOLING-08).
 import neostandard from 'neostandard'
 import comments from '@eslint-community/eslint-plugin-eslint-comments/configs'
 

@@ -15,6 +15,7 @@
 // Everything else a snippet uses it imports or declares, so it can be
 // copied as it is. A snippet that is deliberately partial is marked in its
 // fence, with the reason after it: ```ts nocheck -- <why>. Keep those rare.
+// D-TOOLING-10.
 import { spawnSync } from 'node:child_process'
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'

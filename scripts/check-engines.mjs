@@ -7,7 +7,8 @@
 // - every installed package (development tools included) admits the lowest
 //   Node of the workspace root's `engines.node`.
 // Run after `pnpm install`: `pnpm check-engines`. Exit 1 with one line per
-// offending package and the path that brings it in.
+// offending package and the path that brings it in. D-TOOLING-06; the two
+// ranges are D-TOOLING-05 and D-TOOLING-07.
 import { existsSync, readdirSync, readFileSync, realpathSync } from 'node:fs'
 import { basename, dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'

@@ -9,6 +9,7 @@
 // `pnpm test` runs the suite under c8 (see .c8rc.json): the tests run on the
 // TypeScript sources through tsx, whose inline source maps c8 follows, so
 // the figures are for the .ts files; files no test loads count as 0%.
+// D-TOOLING-11.
 import { existsSync, readFileSync, rmSync } from 'node:fs'
 import { dirname, join, relative } from 'node:path'
 import { fileURLToPath } from 'node:url'

@@ -2,7 +2,7 @@
 // a fake clock that only moves when the test says so: what is alive and what
 // has expired then does not depend on how fast the machine runs. A store
 // whose clock is not ours (Redis) gets the real one, with windows wide enough
-// for a busy machine's stalls.
+// for a busy machine's stalls (D-TOOLING-16).
 import { untilPast } from './wait.js'
 
 export interface TestClock {

@@ -4,13 +4,14 @@
 // that bounds a hang, never a slow machine.
 //
 // The tests of every package import this folder by relative path: it is not
-// a package, depends on none, and is never published.
+// a package, depends on none, and is never published (D-TOOLING-13).
 import { setTimeout as sleep } from 'node:timers/promises'
 
 /**
  * How long any wait in a test may last before it counts as a hang: 3 minutes
  * by default, GATEHOUSE_TEST_CEILING_MS to change it. Below tap's per-file
  * timeout (.taprc), so a hang fails with a message naming what it waited for.
+ * D-TOOLING-14.
  */
 export const HANG_CEILING_MS = ceilingFromEnv(process.env.GATEHOUSE_TEST_CEILING_MS)
 

@@ -78,7 +78,7 @@ export class AuthCore {
   }
 
   // RFC 6750 §3.1: a malformed request is `invalid_request`, which SHOULD be
-  // a 400: the client is broken, asking it to authenticate again would not help.
+  // a 400: the client is broken, asking it to authenticate again would not help (D-AUTH-22).
   #invalidRequest (reason: string): HttpError {
     const detail = `Malformed bearer request: ${reason}`
     return new HttpError(400, detail, { code: INVALID_REQUEST, headers: { 'www-authenticate': this.#bearerChallenge('invalid_request', detail) } })

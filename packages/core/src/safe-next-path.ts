@@ -9,6 +9,7 @@ const BASE = 'http://gatehouse.invalid'
 // page itself: after signing in, none is a place to land (a failed
 // `POST /_server/login` would send the browser to a 404). Case and
 // percent-encoding do not matter: routers may ignore the one, do decode the other.
+// D-ERRORS-11: no `_server` path is a `next`.
 const SERVER_APP = /^\/_server(?:\/|$)/i
 
 function isSafePath (value: string): boolean {

@@ -11,7 +11,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema } fro
 // leak past the scope). A plugin without a prefix has no path scope: its
 // routes cannot be told from the rest of the app by URL, so nothing is
 // routed and the boot log says so. Nothing is added at the root, so an
-// application's own `OPTIONS /*` (a proxy, an SPA fallback) stays free.
+// application's own `OPTIONS /*` (a proxy, an SPA fallback) stays free
+// (D-CORS-04).
 
 /** An OPTIONS that the cors hook did not answer is not ours: the not-found handler has it. */
 function notPreflight (_request: FastifyRequest, reply: FastifyReply): void {

@@ -12,7 +12,7 @@ const redis = await needRedisServer()
 // wait for it for ever. So "not hung" is asserted by order, not by a time
 // bound a busy machine could miss: the 503 arrives while Redis is still
 // paused (or down), before the test resumes it; each request's own ceiling
-// (hangSignal) only bounds a hang.
+// (hangSignal) only bounds a hang (D-TOOLING-17).
 
 async function timed (call: () => Promise<Response>): Promise<{ response: Response, ms: number }> {
   const started = performance.now()

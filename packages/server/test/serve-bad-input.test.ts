@@ -1,6 +1,6 @@
 // Bad input to `gatehouse serve`, in this process through runCli (what the
 // bin runs): a child per case cost ~2.5 s each on an idle machine and
-// minutes on a loaded one. serve.test.ts starts the real process.
+// minutes on a loaded one. serve.test.ts starts the real process (D-TOOLING-18).
 import { test } from 'tap'
 import { PassThrough } from 'node:stream'
 import { runCli } from '@fastify-gatehouse/server'

@@ -1,6 +1,7 @@
 // The types a user of @fastify-gatehouse/core sees: the declaration merges
 // into Fastify (`request.scope`, `config.authRule`, the `authRule` shorthand)
-// and the public option types. Checked against the built declarations (dist).
+// and the public option types. Checked against the built declarations (dist)
+// (D-TOOLING-09).
 import Fastify, { type FastifyRequest } from 'fastify'
 import { expect, test } from 'tstyche'
 import { Avatar, middlewareChain, type RequestScope } from '@fastify-gatehouse/core'

@@ -47,6 +47,7 @@ export interface ServerBaseOptions {
    * Fastify's logger: `true` (pino at `info`, to stdout), `false` (silent),
    * or a pino logger. Default: `true`. Request lines go through the
    * redacting log controller, so nothing secret is written at `info`.
+   * D-SERVER-17.
    */
   logger?: boolean | FastifyBaseLogger
   /** Trust X-Forwarded-* from these proxies (Fastify's trustProxy). Default: false. */

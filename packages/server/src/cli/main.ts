@@ -11,14 +11,17 @@ ${USERS_USAGE}`
 
 // What the command line reports as one line: an error with a Gatehouse or
 // Fastify code (its message names the problem), or a system error (the port
-// is taken, a folder cannot be read). Anything else is a bug.
+// is taken, a folder cannot be read). Anything else is a bug (D-CLI-08).
 function isCoded (err: unknown): err is Error & { code: string } {
   const code = (err as { code?: unknown } | null)?.code
   if (!(err instanceof Error) || typeof code !== 'string') return false
   return code.startsWith('GATEHOUSE_') || code.startsWith('FST_') || typeof (err as { syscall?: unknown }).syscall === 'string'
 }
 
-/** Exit code of an internal error (sysexits EX_SOFTWARE): a bug, not a mistake of the caller. */
+/**
+ * Exit code of an internal error (sysexits EX_SOFTWARE): a bug, not a mistake of the caller.
+ * D-CLI-08.
+ */
 export const EXIT_BUG = 70
 
 /**

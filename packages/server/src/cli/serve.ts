@@ -31,7 +31,7 @@ export const serverAppSchema = Type.Object({
   /**
    * Folder of users.json and keys.json (as for the CLI's --store); a relative
    * one is relative to the config file's folder.
-   * D-CLI-02.
+   * D-CLI-02, D-CLI-06.
    */
   store: Type.Optional(Type.String({ minLength: 1 })),
   /** The login surface (401 → login page). Default: on when a store is given. */
@@ -78,7 +78,7 @@ export async function serveCommand (args: string[], io: CliIo, signals: NodeJS.E
     ? await redisStoreConfig(sessionSetting.store, 'middleware.session.store')
     : undefined
   const lockoutStoreConfig = serverAppConfig.login?.store === undefined ? undefined : await redisStoreConfig(serverAppConfig.login.store, 'server_app.login.store')
-  // Paths in a config file are relative to the file, wherever serve is started from.
+  // Paths in a config file are relative to the file, wherever serve is started from (D-CLI-06).
   const storeDir = serverAppConfig.store === undefined ? undefined : resolve(dirname(configPath), serverAppConfig.store)
   if (storeDir !== undefined && !await isStore(storeDir)) {
     io.stderr.write(`gatehouse: server_app.store: no store at ${storeDir} yet; starting an empty one there\n`)

@@ -27,6 +27,7 @@ export async function isStore (dir: string): Promise<boolean> {
  * a typo in `--store` must not look like an empty store. A command that
  * adds (`users add`, `keys issue`) starts one; `created` says whether it
  * must tell the user so once it succeeded.
+ * D-CLI-05.
  */
 export async function commandStore (io: CliIo, flag: string | undefined, adds: boolean): Promise<{ dir: string, created: boolean }> {
   const dir = storeDir(io, flag)

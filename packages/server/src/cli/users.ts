@@ -82,7 +82,7 @@ export async function usersCommand (args: string[], io: CliIo): Promise<number> 
     case 'hash': {
       if (positionals.length > 0) throw new UsageError('users hash takes no argument (the password comes from the prompt or stdin, never the command line)')
       if (values.store !== undefined || values.tags !== undefined || values.json) throw new UsageError('users hash takes no option: it only prints a hash')
-      // The policy of `users add`, so a hash in a config file could have been a stored user's.
+      // The policy of `users add`, so a hash in a config file could have been a stored user's (D-CLI-07).
       const hash = await hashPassword(checkPassword(await readNewPassword(io)))
       io.stdout.write(`${hash}\n`)
       return 0
