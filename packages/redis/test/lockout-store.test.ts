@@ -3,7 +3,7 @@ import { Redis } from 'ioredis'
 import { CLAIM_TTL_MS } from '@fastify-gatehouse/auth'
 import { RedisLockoutStore, LOCKOUT_PREFIX } from '@fastify-gatehouse/redis'
 import { lockoutStoreConformance } from '../../auth/test/helpers/lockout-store-conformance.js'
-import { cleanPrefix, needRedis, REDIS_URL, testPrefix } from './helpers/redis.js'
+import { cleanPrefix, needRedis, PATIENT_TIMEOUTS, REDIS_URL, testPrefix } from './helpers/redis.js'
 
 const redis = await needRedis()
 const policy = { maxAttempts: 5, backoff: 30, resetAfter: 3600 }
@@ -14,7 +14,7 @@ test('RedisLockoutStore conformance', redis, async (t) => {
     for (const store of stores) { await store.close(); await cleanPrefix(store.prefix) }
   })
   await lockoutStoreConformance(t, async () => {
-    const store = await RedisLockoutStore.connect({ url: REDIS_URL, prefix: testPrefix('lock') })
+    const store = await RedisLockoutStore.connect({ url: REDIS_URL, ...PATIENT_TIMEOUTS, prefix: testPrefix('lock') })
     stores.push(store)
     return store
   })
@@ -22,7 +22,7 @@ test('RedisLockoutStore conformance', redis, async (t) => {
 
 test('RedisLockoutStore: two stores (two instances) on one Redis share the claims of concurrent attempts', redis, async (t) => {
   const prefix = testPrefix('lock')
-  const a = await RedisLockoutStore.connect({ url: REDIS_URL }, prefix)
+  const a = await RedisLockoutStore.connect({ url: REDIS_URL, ...PATIENT_TIMEOUTS }, prefix)
   const client = new Redis(REDIS_URL)
   const b = await RedisLockoutStore.connect({ client }, prefix)
   t.teardown(async () => { await a.close(); await b.close(); client.disconnect(); await cleanPrefix(prefix) })
@@ -43,7 +43,7 @@ test('RedisLockoutStore: two stores (two instances) on one Redis share the claim
 
 test('RedisLockoutStore: state expires in Redis once it no longer matters', redis, async (t) => {
   const prefix = testPrefix('lock')
-  const store = await RedisLockoutStore.connect({ url: REDIS_URL, prefix })
+  const store = await RedisLockoutStore.connect({ url: REDIS_URL, ...PATIENT_TIMEOUTS, prefix })
   const client = new Redis(REDIS_URL)
   t.teardown(async () => { await store.close(); client.disconnect(); await cleanPrefix(prefix) })
   const now = Date.now()

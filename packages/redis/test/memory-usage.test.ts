@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto'
 import { Redis } from 'ioredis'
 import { newSessionId, sessionKey } from '@fastify-gatehouse/session'
 import { RedisSessionStore } from '@fastify-gatehouse/redis'
-import { cleanPrefix, needRedis, REDIS_URL } from './helpers/redis.js'
+import { cleanPrefix, needRedis, PATIENT_TIMEOUTS, REDIS_URL } from './helpers/redis.js'
 
 const redis = await needRedis()
 
@@ -12,7 +12,7 @@ const redis = await needRedis()
 test('memory per session: a signed-in record and its index entry stay small', redis, async (t) => {
   // As long as the default prefix (gatehouse:sess:, 15 characters), and unique.
   const prefix = `gh:${randomBytes(4).toString('hex')}:sess:`
-  const store = await RedisSessionStore.connect({ url: REDIS_URL, prefix })
+  const store = await RedisSessionStore.connect({ url: REDIS_URL, ...PATIENT_TIMEOUTS, prefix })
   const client = new Redis(REDIS_URL)
   t.teardown(async () => { await store.close(); client.disconnect(); await cleanPrefix(prefix) })
   const now = Date.now()

@@ -2,7 +2,7 @@ import { test } from 'tap'
 import { Redis } from 'ioredis'
 import { RedisSessionStore, SESSION_PREFIX } from '@fastify-gatehouse/redis'
 import { sessionStoreConformance } from '../../session/test/helpers/session-store-conformance.js'
-import { cleanPrefix, needRedis, REDIS_URL, testPrefix } from './helpers/redis.js'
+import { cleanPrefix, needRedis, PATIENT_TIMEOUTS, REDIS_URL, testPrefix } from './helpers/redis.js'
 import { untilPast } from '../../../test-helpers/wait.js'
 
 const redis = await needRedis()
@@ -18,7 +18,7 @@ test('RedisSessionStore conformance (url: the store opens and closes its client)
   await sessionStoreConformance(t, async () => {
     const prefix = testPrefix('sess')
     prefixes.push(prefix)
-    const store = await RedisSessionStore.connect({ url: REDIS_URL, prefix })
+    const store = await RedisSessionStore.connect({ url: REDIS_URL, ...PATIENT_TIMEOUTS, prefix })
     stores.push(store)
     return store
   })
@@ -44,7 +44,7 @@ test('RedisSessionStore conformance (client: yours, never closed by the store)',
 
 test('RedisSessionStore keeps records as Redis sees them: hashed keys, Redis-enforced TTL, an expiring identity index', redis, async (t) => {
   const prefix = testPrefix('sess')
-  const store = await RedisSessionStore.connect({ url: REDIS_URL, prefix })
+  const store = await RedisSessionStore.connect({ url: REDIS_URL, ...PATIENT_TIMEOUTS, prefix })
   const client = new Redis(REDIS_URL)
   t.teardown(async () => { await store.close(); client.disconnect(); await cleanPrefix(prefix) })
   const key = 'q1Bx0rV1mZ4pkmkQe3m1gT2gkqJ0TjvHkzv1Ew4Y3ns'
@@ -72,7 +72,7 @@ test('RedisSessionStore keeps records as Redis sees them: hashed keys, Redis-enf
 
 test('RedisSessionStore prunes the identity index of expired members', redis, async (t) => {
   const prefix = testPrefix('sess')
-  const store = await RedisSessionStore.connect({ url: REDIS_URL, prefix })
+  const store = await RedisSessionStore.connect({ url: REDIS_URL, ...PATIENT_TIMEOUTS, prefix })
   const client = new Redis(REDIS_URL)
   t.teardown(async () => { await store.close(); client.disconnect(); await cleanPrefix(prefix) })
   await store.ready()
@@ -109,7 +109,7 @@ test('RedisSessionStore: bad options are boot errors naming the problem', async 
 
 test('RedisSessionStore reads a record written before versions existed as version 0 (the component refuses it), and never writes over it', redis, async (t) => {
   const prefix = testPrefix('sess')
-  const store = await RedisSessionStore.connect({ url: REDIS_URL, prefix })
+  const store = await RedisSessionStore.connect({ url: REDIS_URL, ...PATIENT_TIMEOUTS, prefix })
   const client = new Redis(REDIS_URL)
   t.teardown(async () => { await store.close(); client.disconnect(); await cleanPrefix(prefix) })
   const now = Date.now()

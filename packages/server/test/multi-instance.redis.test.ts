@@ -1,7 +1,7 @@
 import { test, type Test } from 'tap'
 import { sessionKey } from '@fastify-gatehouse/session'
 import { RedisLockoutStore, RedisSessionStore } from '@fastify-gatehouse/redis'
-import { cleanPrefix, needRedis, REDIS_URL, testPrefix } from '../../redis/test/helpers/redis.js'
+import { cleanPrefix, needRedis, PATIENT_TIMEOUTS, REDIS_URL, testPrefix } from '../../redis/test/helpers/redis.js'
 import { aliceStore, get, login, sessionCookie, startInstance, type Instance } from './helpers/redis-servers.js'
 import { hangSignal, waitUntil } from '../../../test-helpers/wait.js'
 
@@ -16,8 +16,8 @@ async function pair (t: Test, options: { idleTtl?: number } = {}): Promise<{ a: 
   const sessions = testPrefix('sess')
   const locks = testPrefix('lock')
   const stores = [0, 1].map(() => ({
-    sessionStore: new RedisSessionStore({ url: REDIS_URL, prefix: sessions }),
-    lockoutStore: new RedisLockoutStore({ url: REDIS_URL, prefix: locks })
+    sessionStore: new RedisSessionStore({ url: REDIS_URL, ...PATIENT_TIMEOUTS, prefix: sessions }),
+    lockoutStore: new RedisLockoutStore({ url: REDIS_URL, ...PATIENT_TIMEOUTS, prefix: locks })
   }))
   const instances: Instance[] = []
   t.teardown(async () => {

@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process'
 import { createConnection } from 'node:net'
 import { randomUUID } from 'node:crypto'
 import { Redis } from 'ioredis'
+import { HANG_CEILING_MS } from '../../../../test-helpers/wait.js'
 
 export const REDIS_URL = 'redis://127.0.0.1:6379/0'
 const REQUIRED = process.env.GATEHOUSE_REQUIRE_REDIS === '1'
@@ -33,6 +34,14 @@ export async function needRedis (): Promise<{ skip?: string }> {
   if (REQUIRED) throw new Error('GATEHOUSE_REQUIRE_REDIS=1 but no Redis answers on 127.0.0.1:6379')
   return { skip: 'no Redis on 127.0.0.1:6379 (set GATEHOUSE_REQUIRE_REDIS=1 to fail instead)' }
 }
+
+/**
+ * Timeouts for stores in tests that are not about Redis faults: a loaded
+ * machine can starve a test process for longer than the default
+ * commandTimeout (1 s), and the timer then fires before the reply is read: a
+ * 503 no test asked for. Only a hang reaches these; fault tests set their own.
+ */
+export const PATIENT_TIMEOUTS = Object.freeze({ commandTimeout: HANG_CEILING_MS, connectTimeout: HANG_CEILING_MS })
 
 /** A prefix no other test (or agent) uses. */
 export function testPrefix (what: string): string {

@@ -8,7 +8,7 @@ import { test, type Test } from 'tap'
 import type { LockoutStore } from '@fastify-gatehouse/auth'
 import { RedisLockoutStore, RedisSessionStore } from '@fastify-gatehouse/redis'
 import { AppServer } from '@fastify-gatehouse/server'
-import { cleanPrefix, needRedis, REDIS_URL, testPrefix } from '../../../redis/test/helpers/redis.js'
+import { cleanPrefix, needRedis, PATIENT_TIMEOUTS, REDIS_URL, testPrefix } from '../../../redis/test/helpers/redis.js'
 import { GatedUsers, until } from '../helpers/gated-users.js'
 import { login } from '../helpers/redis-servers.js'
 
@@ -72,7 +72,7 @@ test('two instances sharing RedisLockoutStore: forty concurrent logins over both
   const locks = testPrefix('lock')
   const sessions = testPrefix('sess')
   const gates = [await GatedUsers.with({ alice: 'alice-pass' }), await GatedUsers.with({ alice: 'alice-pass' })]
-  const stores = gates.map(() => ({ lockout: new RedisLockoutStore({ url: REDIS_URL, prefix: locks }), session: new RedisSessionStore({ url: REDIS_URL, prefix: sessions }) }))
+  const stores = gates.map(() => ({ lockout: new RedisLockoutStore({ url: REDIS_URL, ...PATIENT_TIMEOUTS, prefix: locks }), session: new RedisSessionStore({ url: REDIS_URL, ...PATIENT_TIMEOUTS, prefix: sessions }) }))
   t.teardown(async () => {
     for (const s of stores) { await s.lockout.close(); await s.session.close() }
     await cleanPrefix(locks)

@@ -7,7 +7,7 @@ import { middlewareChain } from '@fastify-gatehouse/core'
 import { allComponents } from '@fastify-gatehouse/server'
 import { sessionKey } from '@fastify-gatehouse/session'
 import { RedisSessionStore } from '@fastify-gatehouse/redis'
-import { cleanPrefix, needRedis, REDIS_URL, testPrefix } from '../../../redis/test/helpers/redis.js'
+import { cleanPrefix, needRedis, PATIENT_TIMEOUTS, REDIS_URL, testPrefix } from '../../../redis/test/helpers/redis.js'
 import { aliceStore, get, login, sessionCookie, startInstance, type Instance } from '../helpers/redis-servers.js'
 import { hangSignal, waitUntil } from '../../../../test-helpers/wait.js'
 
@@ -29,7 +29,7 @@ function slowWrites (app: FastifyInstance, loaded: { count: number }): void {
 }
 
 async function store (t: Test, prefix: string): Promise<RedisSessionStore> {
-  const sessions = new RedisSessionStore({ url: REDIS_URL, prefix })
+  const sessions = new RedisSessionStore({ url: REDIS_URL, ...PATIENT_TIMEOUTS, prefix })
   t.teardown(() => sessions.close())
   await sessions.ready()
   return sessions

@@ -4,7 +4,7 @@
 // loses what their sessions allowed on both.
 import { test, type Test } from 'tap'
 import { RedisSessionStore } from '@fastify-gatehouse/redis'
-import { cleanPrefix, needRedis, REDIS_URL, testPrefix } from '../../../redis/test/helpers/redis.js'
+import { cleanPrefix, needRedis, PATIENT_TIMEOUTS, REDIS_URL, testPrefix } from '../../../redis/test/helpers/redis.js'
 import { get } from '../helpers/redis-servers.js'
 import { admin, ADMIN_PASSWORD, cli, raceChange, eventually, fileInstance, signIn, usersFile } from '../helpers/user-changes.js'
 import { hangSignal } from '../../../../test-helpers/wait.js'
@@ -20,7 +20,7 @@ async function pair (t: Test): Promise<Pair> {
   t.teardown(() => cleanPrefix(prefix))
   const bases: string[] = []
   for (let i = 0; i < 2; i++) {
-    const sessions = new RedisSessionStore({ url: REDIS_URL, prefix })
+    const sessions = new RedisSessionStore({ url: REDIS_URL, ...PATIENT_TIMEOUTS, prefix })
     await sessions.ready()
     const instance = await fileInstance(path, sessions)
     t.teardown(async () => { await instance.server.close(); await sessions.close() })
