@@ -2,8 +2,7 @@
 // the bin runs): nothing connects, so no Redis is needed, and no child
 // process per case (seconds each on a busy machine).
 import { test } from 'tap'
-import { PassThrough } from 'node:stream'
-import { runCli } from '@fastify-gatehouse/server'
+import { gatehouse } from './helpers/cli.js'
 
 test('gatehouse serve: bad Redis stores in the config file are boot errors naming the key', async (t) => {
   const dir = t.testdir({
@@ -13,24 +12,13 @@ test('gatehouse serve: bad Redis stores in the config file are boot errors namin
     'login.yaml': "server_app:\n  login:\n    store: { url: 'redis://127.0.0.1:6379' }\n",
     'loginurl.yaml': "server_app:\n  login:\n    store: { redis: 'redis://127.0.0.1:6379/x' }\n"
   })
-  const run = async (file: string) => {
-    let err = ''
-    const stdin = new PassThrough()
-    stdin.end()
-    const code = await runCli(['serve', '--config', file, '--port', '0'], {
-      stdin,
-      stdout: new PassThrough().resume(),
-      stderr: new PassThrough().on('data', (c: Buffer) => { err += c }),
-      env: {},
-      cwd: dir
-    })
-    return { code, err }
-  }
-  t.match(await run('scheme.yaml'), { code: 1, err: /middleware\.session\.store\.redis: unsupported scheme "http:"/ })
-  t.match(await run('string.yaml'), { code: 1, err: /middleware\.session\.store: expected \{ redis: / })
-  t.match(await run('extra.yaml'), { code: 1, err: /middleware\.session\.store\.db: unknown option/ })
-  t.match(await run('login.yaml'), { code: 1, err: /server_app\.login\.store\.redis: is required/ })
+  // In this process, through runCli (what the bin runs); nothing from this process's environment.
+  const run = async (file: string) => await gatehouse(['serve', '--config', file, '--port', '0'], { cwd: dir, env: {}, cleanEnv: true })
+  t.match(await run('scheme.yaml'), { code: 1, stderr: /middleware\.session\.store\.redis: unsupported scheme "http:"/ })
+  t.match(await run('string.yaml'), { code: 1, stderr: /middleware\.session\.store: expected \{ redis: / })
+  t.match(await run('extra.yaml'), { code: 1, stderr: /middleware\.session\.store\.db: unknown option/ })
+  t.match(await run('login.yaml'), { code: 1, stderr: /server_app\.login\.store\.redis: is required/ })
   const bad = await run('loginurl.yaml')
-  t.match(bad, { code: 1, err: /server_app\.login\.store\.redis: the database must be a number/ })
-  t.notMatch(bad.err, /\n\s+at /, 'no stack trace')
+  t.match(bad, { code: 1, stderr: /server_app\.login\.store\.redis: the database must be a number/ })
+  t.notMatch(bad.stderr, /\n\s+at /, 'no stack trace')
 })

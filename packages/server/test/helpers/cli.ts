@@ -7,7 +7,15 @@ const FIXTURE = fileURLToPath(new URL('../fixtures/gatehouse.ts', import.meta.ur
 export const BIN = fileURLToPath(new URL('../../bin/gatehouse.js', import.meta.url))
 
 export interface Run { code: number | null, stdout: string, stderr: string }
-export interface RunOptions { stdin?: string, cwd?: string, env?: Record<string, string>, bin?: boolean, process?: boolean }
+export interface RunOptions {
+  stdin?: string
+  cwd?: string
+  env?: Record<string, string>
+  /** In this process: `env` alone, without this process's environment (no stray GATEHOUSE_* from the shell). */
+  cleanEnv?: boolean
+  bin?: boolean
+  process?: boolean
+}
 
 /**
  * Runs the `gatehouse` command line. Most runs go through runCli in this
@@ -25,7 +33,7 @@ export async function gatehouse (args: string[], options: RunOptions = {}): Prom
     stdin,
     stdout: new PassThrough().on('data', (c: Buffer) => { stdout += c }),
     stderr: new PassThrough().on('data', (c: Buffer) => { stderr += c }),
-    env: { ...process.env, ...options.env },
+    env: options.cleanEnv === true ? { ...options.env } : { ...process.env, ...options.env },
     cwd: options.cwd ?? process.cwd()
   })
   return { code, stdout, stderr }

@@ -4,9 +4,8 @@
 // shows the limits applied (see slow-requests-hold-sockets.test.ts).
 import { test } from 'tap'
 import { spawn } from 'node:child_process'
-import { PassThrough } from 'node:stream'
 import { fileURLToPath } from 'node:url'
-import { runCli } from '@fastify-gatehouse/server'
+import { gatehouse } from '../helpers/cli.js'
 import { openRaw, statusOf, trickle } from '../helpers/raw-http.js'
 import { collect, stopChild, waitForOutput } from '../../../../test-helpers/child.js'
 
@@ -24,22 +23,11 @@ test('gatehouse serve honours the config file\'s server section, and refuses a b
     'negative.yaml': 'server:\n  body_limit: -5\n',
     'headers.yaml': 'server:\n  request_timeout: 1000\n  headers_timeout: 5000\n'
   })
-  const run = async (config: string) => {
-    let err = ''
-    const stdin = new PassThrough()
-    stdin.end()
-    const code = await runCli(['serve', '--config', config, '--port', '0'], {
-      stdin,
-      stdout: new PassThrough().resume(),
-      stderr: new PassThrough().on('data', (c: Buffer) => { err += c }),
-      env: {},
-      cwd: dir
-    })
-    return { code, err }
-  }
-  t.match(await run('typo.yaml'), { code: 1, err: /server\.request_timout: unknown option/ })
-  t.match(await run('negative.yaml'), { code: 1, err: /server\.body_limit: expected integer to be greater or equal to 1/ })
-  t.match(await run('headers.yaml'), { code: 1, err: /server\.headers_timeout: 5000 ms must not exceed request_timeout \(1000 ms\)/ })
+  // In this process, through runCli (what the bin runs); nothing from this process's environment.
+  const run = async (config: string) => await gatehouse(['serve', '--config', config, '--port', '0'], { cwd: dir, env: {}, cleanEnv: true })
+  t.match(await run('typo.yaml'), { code: 1, stderr: /server\.request_timout: unknown option/ })
+  t.match(await run('negative.yaml'), { code: 1, stderr: /server\.body_limit: expected integer to be greater or equal to 1/ })
+  t.match(await run('headers.yaml'), { code: 1, stderr: /server\.headers_timeout: 5000 ms must not exceed request_timeout \(1000 ms\)/ })
 
   const child = spawn(process.execPath, [...tsx, 'serve', '--config', 'limits.yaml', '--app', APP, '--port', '0'], { cwd: dir })
   t.teardown(() => { if (child.exitCode === null) child.kill('SIGKILL') })
