@@ -1,5 +1,5 @@
 // Child processes in tests: wait for what they print, not for a fixed time.
-import type { ChildProcess } from 'node:child_process'
+import { spawn, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
 import { HANG_CEILING_MS } from './wait.js'
 
@@ -90,4 +90,20 @@ export async function stopChild (child: ChildProcess, signal: NodeJS.Signals = '
   } finally {
     clearTimeout(timer)
   }
+}
+
+/** What a finished child printed, and how it ended. */
+export interface NodeRun { code: number | null, stdout: string, stderr: string }
+
+/**
+ * Runs node with `argv`, feeding `stdin`, until it exits; `env` is added to
+ * this process's environment. For commands that end on their own (a CLI
+ * call), not servers: those use `collect` and `waitForOutput`.
+ */
+export async function runNode (argv: string[], options: { stdin?: string, cwd?: string, env?: Record<string, string> } = {}): Promise<NodeRun> {
+  const child = spawn(process.execPath, argv, { cwd: options.cwd, env: { ...process.env, ...options.env } })
+  const output = collect(child)
+  child.stdin?.end(options.stdin ?? '')
+  const [code] = await once(child, 'close') as [number | null]
+  return { code, stdout: output.stdout(), stderr: output.stderr() }
 }

@@ -2,24 +2,18 @@
 // `gatehouse` bin (`npx fastify-gatehouse users list`); it runs the built
 // output with plain node, as an installed package would.
 import { test } from 'tap'
-import { spawn } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { runNode, type NodeRun } from '../../../test-helpers/child.js'
 
 const PACKAGE = fileURLToPath(new URL('..', import.meta.url))
 const BIN = join(PACKAGE, 'bin', 'gatehouse.js')
 
-function run (args: string[], options: { stdin?: string, cwd?: string } = {}): Promise<{ code: number | null, stdout: string, stderr: string }> {
-  // No tsx, no source condition: what `npx fastify-gatehouse` runs.
-  const child = spawn(process.execPath, [BIN, ...args], { cwd: options.cwd, env: { ...process.env, NODE_OPTIONS: '' } })
-  let stdout = ''
-  let stderr = ''
-  child.stdout.on('data', (c) => { stdout += c })
-  child.stderr.on('data', (c) => { stderr += c })
-  child.stdin.end(options.stdin ?? '')
-  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })))
+// No tsx, no source condition: what `npx fastify-gatehouse` runs.
+async function run (args: string[], options: { stdin?: string, cwd?: string } = {}): Promise<NodeRun> {
+  return await runNode([BIN, ...args], { ...options, env: { NODE_OPTIONS: '' } })
 }
 
 test('package.json declares the gatehouse bin and ships it', async (t) => {

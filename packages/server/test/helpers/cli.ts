@@ -1,7 +1,7 @@
-import { spawn } from 'node:child_process'
 import { PassThrough } from 'node:stream'
 import { fileURLToPath } from 'node:url'
 import { runCli } from '@fastify-gatehouse/server'
+import { runNode } from '../../../../test-helpers/child.js'
 
 const FIXTURE = fileURLToPath(new URL('../fixtures/gatehouse.ts', import.meta.url))
 export const BIN = fileURLToPath(new URL('../../bin/gatehouse.js', import.meta.url))
@@ -41,16 +41,5 @@ export async function gatehouse (args: string[], options: RunOptions = {}): Prom
 
 function spawnCli (args: string[], options: RunOptions): Promise<Run> {
   const argv = options.bin === true ? [BIN, ...args] : ['--import', 'tsx', '--conditions=gatehouse-src', FIXTURE, ...args]
-  return spawnNode(argv, options)
-}
-
-/** Runs node with `argv`, feeding `stdin`; resolves with its exit code and output. */
-export function spawnNode (argv: string[], options: { stdin?: string, cwd?: string, env?: Record<string, string> } = {}): Promise<Run> {
-  const child = spawn(process.execPath, argv, { cwd: options.cwd, env: { ...process.env, ...options.env } })
-  let stdout = ''
-  let stderr = ''
-  child.stdout.on('data', (c) => { stdout += c })
-  child.stderr.on('data', (c) => { stderr += c })
-  child.stdin.end(options.stdin ?? '')
-  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })))
+  return runNode(argv, options)
 }

@@ -97,3 +97,10 @@ export async function raceChange (t: Test, bases: readonly string[], cookie: str
   t.ok(after.length >= wanted / 2, `${after.length} started after the change${bound > 0 ? ` plus ${bound} ms` : ''}`)
   t.same(after.filter((s) => s.status !== 403), [], 'every one started after it is refused')
 }
+
+/** The admin API's changes to a user that must end their sessions: `[name, method, body]` of a `/_server/users/alice` call. */
+export const ADMIN_CHANGES: ReadonlyArray<readonly [string, 'PATCH' | 'DELETE', unknown]> = [
+  ['disabled', 'PATCH', { enabled: false }],
+  ['re-passworded', 'PATCH', { password: 'changed-pass' }],
+  ['deleted', 'DELETE', undefined]
+]

@@ -6,7 +6,7 @@ import { test, type Test } from 'tap'
 import { RedisSessionStore } from '@fastify-gatehouse/redis'
 import { cleanPrefix, needRedis, PATIENT_TIMEOUTS, REDIS_URL, testPrefix } from '../../../redis/test/helpers/redis.js'
 import { get } from '../helpers/redis-servers.js'
-import { admin, ADMIN_PASSWORD, cli, raceChange, eventually, fileInstance, signIn, usersFile } from '../helpers/user-changes.js'
+import { admin, ADMIN_CHANGES, ADMIN_PASSWORD, cli, raceChange, eventually, fileInstance, signIn, usersFile } from '../helpers/user-changes.js'
 import { hangSignal } from '../../../../test-helpers/wait.js'
 
 const redis = await needRedis()
@@ -42,12 +42,7 @@ async function refusedOnBoth (t: Test, { a, b, alice }: Pair, what: string): Pro
 }
 
 test('disabled, re-passworded or deleted through B\'s admin API: refused on A at once', redis, async (t) => {
-  const cases: Array<[string, 'PATCH' | 'DELETE', unknown]> = [
-    ['disabled', 'PATCH', { enabled: false }],
-    ['re-passworded', 'PATCH', { password: 'changed-pass' }],
-    ['deleted', 'DELETE', undefined]
-  ]
-  for (const [name, method, body] of cases) {
+  for (const [name, method, body] of ADMIN_CHANGES) {
     await t.test(name, async (t) => {
       const p = await pair(t)
       t.equal((await admin(p.b, p.adminOnB, method, 'alice', body)).status, 200)

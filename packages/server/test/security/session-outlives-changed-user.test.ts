@@ -5,7 +5,7 @@ import { test, type Test } from 'tap'
 import { FileUserStore } from '@fastify-gatehouse/auth'
 import { MemorySessionStore } from '@fastify-gatehouse/session'
 import { get, login } from '../helpers/redis-servers.js'
-import { admin, ADMIN_PASSWORD, cli, raceChange, eventually, FAST, fileInstance, signIn, usersFile } from '../helpers/user-changes.js'
+import { admin, ADMIN_CHANGES, ADMIN_PASSWORD, cli, raceChange, eventually, FAST, fileInstance, signIn, usersFile } from '../helpers/user-changes.js'
 
 async function setup (t: Test): Promise<{ dir: string, path: string, base: string, users: FileUserStore, sessions: MemorySessionStore, alice: string }> {
   const dir = t.testdir({})
@@ -83,12 +83,7 @@ test('changed through the server\'s own UserStore methods: the very next request
 })
 
 test('through the admin API: at once, and the user\'s sessions are gone from the store', async (t) => {
-  const cases: Array<[string, 'PATCH' | 'DELETE', unknown]> = [
-    ['disabled', 'PATCH', { enabled: false }],
-    ['re-passworded', 'PATCH', { password: 'changed-pass' }],
-    ['deleted', 'DELETE', undefined]
-  ]
-  for (const [name, method, body] of cases) {
+  for (const [name, method, body] of ADMIN_CHANGES) {
     await t.test(name, async (t) => {
       const { base, sessions, alice } = await setup(t)
       const second = await signIn(base, 'alice', 'alice-pass')
