@@ -52,3 +52,21 @@ test('fastify-gatehouse/redis exports the Redis stores', async (t) => {
   t.type(redis.RedisLockoutStore, 'function')
   t.type(redis.checkRedisUrl, 'function')
 })
+
+const postgresDriver = (lines: string[] = []): string[] => lines.filter((line) => /(^pg |^kysely |\/node_modules\/(pg|kysely)\/|^@fastify-gatehouse\/postgres )/.test(line))
+
+test('importing the umbrella or the server package does not load pg or kysely', async (t) => {
+  const loaded = await resolutionsOf(t.testdir({}), ['fastify-gatehouse', '@fastify-gatehouse/server', 'fastify-gatehouse/postgres'])
+  t.same(postgresDriver(loaded.get('fastify-gatehouse')), [], 'fastify-gatehouse loads neither @fastify-gatehouse/postgres nor pg')
+  t.same(postgresDriver(loaded.get('@fastify-gatehouse/server')), [], '@fastify-gatehouse/server neither')
+  const control = postgresDriver(loaded.get('fastify-gatehouse/postgres'))
+  t.ok(control.some((line) => line.startsWith('pg ')), 'fastify-gatehouse/postgres loads pg')
+  t.ok(control.some((line) => line.startsWith('kysely ')), 'and kysely')
+})
+
+test('fastify-gatehouse/postgres exports the migrations', async (t) => {
+  const postgres = await import('fastify-gatehouse/postgres')
+  t.type(postgres.migrate, 'function')
+  t.type(postgres.migrationStatusOf, 'function')
+  t.type(postgres.checkPostgresUrl, 'function')
+})
