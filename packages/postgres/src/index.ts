@@ -4,6 +4,7 @@ export { migrationNames } from './schema-version.js'
 export { PostgresStore } from './postgres-store.js'
 export type { ConnectOptions } from './postgres-store.js'
 export { checkPostgresUrl, defaults as postgresDefaults, describeUrl, resolvePostgresOptions } from './options.js'
+export { checkSchema, checkTablePrefix } from './names.js'
 export type { PostgresConnection, PostgresStoreOptions, ResolvedPostgresOptions } from './options.js'
 export { isUnavailable } from './connection.js'
 export {

@@ -15,9 +15,9 @@ test('gatehouse serve: bad Redis stores in the config file are boot errors namin
   // In this process, through runCli (what the bin runs); nothing from this process's environment.
   const run = async (file: string) => await gatehouse(['serve', '--config', file, '--port', '0'], { cwd: dir, env: {}, cleanEnv: true })
   t.match(await run('scheme.yaml'), { code: 1, stderr: /middleware\.session\.store\.redis: unsupported scheme "http:"/ })
-  t.match(await run('string.yaml'), { code: 1, stderr: /middleware\.session\.store: expected \{ redis: / })
+  t.match(await run('string.yaml'), { code: 1, stderr: /middleware\.session\.store: expected \{ redis: "redis:\/\/host:port\/db" \} or \{ postgres: / })
   t.match(await run('extra.yaml'), { code: 1, stderr: /middleware\.session\.store\.db: unknown option/ })
-  t.match(await run('login.yaml'), { code: 1, stderr: /server_app\.login\.store\.redis: is required/ })
+  t.match(await run('login.yaml'), { code: 1, stderr: /server_app\.login\.store: expected \{ redis: .* or \{ postgres: / })
   const bad = await run('loginurl.yaml')
   t.match(bad, { code: 1, stderr: /server_app\.login\.store\.redis: the database must be a number/ })
   t.notMatch(bad.stderr, /\n\s+at /, 'no stack trace')

@@ -1,13 +1,17 @@
 import { KEYS_USAGE, keysCommand } from './keys.js'
 import { processIo, UsageError, type CliIo } from './io.js'
+import { MIGRATE_USAGE, migrateCommand } from './migrate.js'
 import { SERVE_USAGE, serveCommand } from './serve.js'
 import { USERS_USAGE, usersCommand } from './users.js'
 
-const USAGE = `gatehouse: run a Gatehouse server; manage its API keys and users.
+const USAGE = `gatehouse: run a Gatehouse server; manage its API keys, users and PostgreSQL schema.
 
 ${SERVE_USAGE}
 ${KEYS_USAGE}
-${USERS_USAGE}`
+${USERS_USAGE}
+${MIGRATE_USAGE}`
+
+const USAGES: Readonly<Record<string, string>> = { keys: KEYS_USAGE, users: USERS_USAGE, serve: SERVE_USAGE, migrate: MIGRATE_USAGE }
 
 // What the command line reports as one line: an error with a Gatehouse or
 // Fastify code (its message names the problem), or a system error (the port
@@ -37,7 +41,7 @@ export async function main (argv: readonly string[], io: CliIo = processIo()): P
     io.stdout.write(USAGE)
     return group === undefined ? 2 : 0
   }
-  const usage = group === 'keys' ? KEYS_USAGE : group === 'users' ? USERS_USAGE : group === 'serve' ? SERVE_USAGE : USAGE
+  const usage = Object.hasOwn(USAGES, group) ? USAGES[group]! : USAGE
   if (args.includes('--help') || args.includes('-h')) {
     io.stdout.write(usage)
     return 0
@@ -46,6 +50,7 @@ export async function main (argv: readonly string[], io: CliIo = processIo()): P
     if (group === 'keys') return await keysCommand(args, io)
     if (group === 'users') return await usersCommand(args, io)
     if (group === 'serve') return await serveCommand(args, io)
+    if (group === 'migrate') return await migrateCommand(args, io)
     throw new UsageError(`unknown command ${JSON.stringify(group)}`)
   } catch (err) {
     const code = (err as { code?: unknown } | null)?.code

@@ -1,4 +1,4 @@
-import { dirname, isAbsolute, resolve } from 'node:path'
+import { isAbsolute, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { parseArgs } from 'node:util'
 import { Type } from '@sinclair/typebox'
@@ -8,10 +8,11 @@ import { AppServer } from '../app-server/app-server.js'
 import { checkAdminPassword } from '../app-server/auth-mixin.js'
 import { RoutedApplication } from '../app-server/routed-application.js'
 import { allComponents } from '../components.js'
-import { GATEHOUSE_SERVER_BAD_APP } from '../errors.js'
+import { GATEHOUSE_SERVER_BAD_APP, GATEHOUSE_SERVER_INVALID_OPTIONS } from '../errors.js'
 import { loginOptionsSchema } from '../server-app/options.js'
 import { UsageError, type CliIo } from './io.js'
-import { openLockoutStore, openSessionStore, redisHost, redisStoreConfig, redisStoreSchema } from './redis-stores.js'
+import { openLockoutStore, openSessionStore, redisHost } from './redis-stores.js'
+import { configStores } from './store-config.js'
 import { isStore, keysFile, usersFile } from './store-paths.js'
 
 export const SERVE_USAGE = `Usage:
@@ -25,15 +26,21 @@ export const serverAppSchema = Type.Object({
   login: Type.Optional(Type.Object({
     // The lockout numbers as PasswordMethod takes them.
     ...Type.Omit(loginOptionsSchema, ['store']).properties,
-    /** Where lockout counters live: `{ redis: 'redis://…' }` (default: this process's memory). */
-    store: Type.Optional(redisStoreSchema)
+    /**
+     * Where lockout counters live: `{ redis: 'redis://…' }` or `{ postgres:
+     * 'postgres://…' }` (default: this process's memory). Checked by
+     * configStores, with the other stores (store-config.ts).
+     */
+    store: Type.Optional(Type.Unknown())
   }, { additionalProperties: false })),
   /**
-   * Folder of users.json and keys.json (as for the CLI's --store); a relative
-   * one is relative to the config file's folder.
+   * Users and API keys: a folder of users.json and keys.json (as for the
+   * CLI's --store; a relative one is relative to the config file's folder),
+   * or `{ postgres: 'postgres://…', schema?, table_prefix?, migrate? }`.
+   * Checked by configStores (store-config.ts).
    * D-CLI-02, D-CLI-06.
    */
-  store: Type.Optional(Type.String({ minLength: 1 })),
+  store: Type.Optional(Type.Unknown()),
   /** The login surface (401 → login page). Default: on when a store is given. */
   loginSurface: Type.Optional(Type.Boolean())
 }, { additionalProperties: false })
@@ -70,16 +77,16 @@ export async function serveCommand (args: string[], io: CliIo, signals: NodeJS.E
   const adminPassword = io.env.GATEHOUSE_ADMIN_PASSWORD === undefined ? undefined : checkAdminPassword(io.env.GATEHOUSE_ADMIN_PASSWORD, '$GATEHOUSE_ADMIN_PASSWORD')
   const configPath = resolve(io.cwd, values.config)
   const config = await loadRecipe(configPath, { components: allComponents, serverAppSchema })
-  const serverAppConfig = (config.serverApp ?? {}) as { login?: Record<string, unknown>, store?: string, loginSurface?: boolean }
-  // Stores given as Redis URLs: checked before anything opens (D-REDIS-05);
+  const serverAppConfig = (config.serverApp ?? {}) as { login?: Record<string, unknown>, loginSurface?: boolean }
+  // Every store the file names, checked before anything opens (D-REDIS-05);
   // the session store sits under middleware.session (D-CONFIG-05).
-  const sessionSetting = config.middleware?.session
-  const sessionStoreConfig = typeof sessionSetting === 'object' && sessionSetting !== null && sessionSetting.store !== undefined
-    ? await redisStoreConfig(sessionSetting.store, 'middleware.session.store')
-    : undefined
-  const lockoutStoreConfig = serverAppConfig.login?.store === undefined ? undefined : await redisStoreConfig(serverAppConfig.login.store, 'server_app.login.store')
-  // Paths in a config file are relative to the file, wherever serve is started from (D-CLI-06).
-  const storeDir = serverAppConfig.store === undefined ? undefined : resolve(dirname(configPath), serverAppConfig.store)
+  const stores = await configStores(config, configPath)
+  for (const [store, path] of [[stores.users, 'server_app.store'], [stores.sessions, 'middleware.session.store'], [stores.lockout, 'server_app.login.store']] as const) {
+    if (store?.kind === 'postgres') throw new GATEHOUSE_SERVER_INVALID_OPTIONS(`${path}.postgres`, 'gatehouse serve does not open PostgreSQL stores yet')
+  }
+  const sessionStoreConfig = stores.sessions?.kind === 'redis' ? stores.sessions : undefined
+  const lockoutStoreConfig = stores.lockout?.kind === 'redis' ? stores.lockout : undefined
+  const storeDir = stores.users?.kind === 'folder' ? stores.users.dir : undefined
   if (storeDir !== undefined && !await isStore(storeDir)) {
     io.stderr.write(`gatehouse: server_app.store: no store at ${storeDir} yet; starting an empty one there\n`)
   }
@@ -96,7 +103,7 @@ export async function serveCommand (args: string[], io: CliIo, signals: NodeJS.E
   // An unreachable Redis is not a boot error: requests that need it get 503
   // until it answers (the clients reconnect by themselves). D-REDIS-05; it
   // goes when the stores are made with connect() (D-REDIS-08).
-  for (const [store, what, url] of [[sessionStore, 'sessions', sessionStoreConfig?.redis], [lockoutStore, 'lockout counters', lockoutStoreConfig?.redis]] as const) {
+  for (const [store, what, url] of [[sessionStore, 'sessions', sessionStoreConfig?.url], [lockoutStore, 'lockout counters', lockoutStoreConfig?.url]] as const) {
     if (store === undefined || url === undefined) continue
     await store.ready().catch(() => io.stderr.write(`gatehouse: Redis for ${what} at ${redisHost(url)} is not answering yet; requests that need it get 503 until it does\n`))
   }
@@ -105,7 +112,7 @@ export async function serveCommand (args: string[], io: CliIo, signals: NodeJS.E
     : {
         ...config.middleware,
         // The file's section was checked by the loader; only the opened store is checked (D-CHAIN-12).
-        ...(sessionStore === undefined ? {} : { session: extendOptions(sessionSetting as Record<string, unknown>, { store: sessionStore }, 'middleware.session') })
+        ...(sessionStore === undefined ? {} : { session: extendOptions(config.middleware.session as Record<string, unknown>, { store: sessionStore }, 'middleware.session') })
       }
   const login = serverAppConfig.login === undefined
     ? undefined

@@ -1,0 +1,91 @@
+import { parseArgs } from 'node:util'
+import type { MigrationStatus } from '@fastify-gatehouse/postgres'
+import { databaseAddress, databaseUrl, DATABASE_ENV } from './database-flag.js'
+import { postgresPackage } from './drivers.js'
+import { UsageError, type CliIo } from './io.js'
+
+export const MIGRATE_USAGE = `Usage:
+  gatehouse migrate up       run the pending migrations of the PostgreSQL schema
+  gatehouse migrate down     undo the latest migration
+  gatehouse migrate status   applied, pending and unknown migrations; exit 0 when
+                             current, 1 when behind (run up) or ahead (a newer
+                             Gatehouse migrated the database)
+Options: --database <postgres://user@host:port/db> (default: $${DATABASE_ENV}; the flag wins)
+         --schema <name> (default: gatehouse)  --table-prefix <prefix> (default: none)  --json
+A password in --database is visible to every user of the machine (ps): put the
+URL in $${DATABASE_ENV}, or leave the password out of it and set $PGPASSWORD.
+`
+
+/** Where the schema stands, as `status` reports it. */
+type State = 'current' | 'behind' | 'ahead'
+
+function stateOf (status: MigrationStatus): State {
+  // Ahead wins: `up` refuses a schema with unknown migrations, so pending ones cannot be run.
+  if (status.unknown.length > 0) return 'ahead'
+  return status.pending.length > 0 ? 'behind' : 'current'
+}
+
+const list = (names: readonly string[]): string => names.length === 0 ? '(none)' : names.join(', ')
+
+function stateLine (state: State, status: MigrationStatus): string {
+  switch (state) {
+    case 'current': return 'current: the schema is this version\'s'
+    case 'behind': return `behind: ${status.pending.length} pending; run \`gatehouse migrate up\``
+    case 'ahead': return `ahead: the database holds ${status.unknown.length} migration(s) this version does not know (a newer Gatehouse ran them); upgrade Gatehouse, or migrate down with the newer version`
+  }
+}
+
+/**
+ * `gatehouse migrate up|down|status`: the PostgreSQL schema of the stores.
+ * `status` exits 1 unless the schema is current, so a deploy script can
+ * check before it starts servers. Output names host:port/database, never
+ * the password.
+ */
+export async function migrateCommand (args: string[], io: CliIo): Promise<number> {
+  const [action, ...rest] = args
+  const { values, positionals } = parseArgs({
+    args: rest,
+    allowPositionals: true,
+    options: {
+      database: { type: 'string' },
+      schema: { type: 'string' },
+      'table-prefix': { type: 'string' },
+      json: { type: 'boolean', default: false }
+    }
+  })
+  if (action !== 'up' && action !== 'down' && action !== 'status') {
+    throw new UsageError(action === undefined ? 'which migrate command? (up, down or status)' : `unknown migrate command ${JSON.stringify(action)}`)
+  }
+  if (positionals.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])}`)
+  const database = await databaseUrl(io, values.database)
+  if (database === undefined) throw new UsageError(`give the database: --database <url> or $${DATABASE_ENV}`)
+  const postgres = await postgresPackage()
+  const schema = postgres.checkSchema(values.schema ?? postgres.postgresDefaults.schema, '--schema')
+  const tablePrefix = postgres.checkTablePrefix(values['table-prefix'] ?? postgres.postgresDefaults.tablePrefix, '--table-prefix')
+  const options = { url: database.url, schema, tablePrefix }
+  const where = await databaseAddress(database.url, schema, tablePrefix)
+  const json = (fields: Record<string, unknown>): void => {
+    io.stdout.write(JSON.stringify({ database: postgres.describeUrl(database.url), schema, tablePrefix, ...fields }) + '\n')
+  }
+
+  if (action === 'status') {
+    const status = await postgres.migrationStatusOf(options)
+    const state = stateOf(status)
+    if (values.json) {
+      json({ ...status, state })
+    } else {
+      io.stdout.write(`database: ${where}\napplied:  ${list(status.applied)}\npending:  ${list(status.pending)}\nunknown:  ${list(status.unknown)}\n${stateLine(state, status)}\n`)
+    }
+    return state === 'current' ? 0 : 1
+  }
+
+  const { done, status } = await postgres.migrate(options, action)
+  if (values.json) {
+    json({ direction: action, done, ...status, state: stateOf(status) })
+  } else if (done.length === 0) {
+    io.stderr.write(action === 'up' ? `${where}: already current; nothing to run.\n` : `${where}: no migration applied; nothing to undo.\n`)
+  } else {
+    io.stderr.write(`${where}: ${action === 'up' ? 'ran' : 'undid'} ${done.join(', ')}; ${status.pending.length === 0 ? 'the schema is current' : `pending now: ${list(status.pending)}`}.\n`)
+  }
+  return 0
+}
