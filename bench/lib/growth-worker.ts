@@ -1,7 +1,8 @@
 // One cell column of the growth benchmark (growth.ts): one store kind at
 // one size, in a process of its own (a clean heap for the memory figures,
 // and a hung or failing store cannot take the run down). Works through the
-// stores' public APIs only, so the same file measures every version of them.
+// stores' public APIs only, so the same file measures every version of them
+// (D-BENCH-05).
 //   fork (node --expose-gc --import tsx): growth-worker.ts <kind> <n> <dir> <seedCapMs> <pin 0|1>
 import { fork, type ChildProcess } from 'node:child_process'
 import { join } from 'node:path'
@@ -126,6 +127,7 @@ async function apiKeyRows (prefix: string, store: FileApiKeyStore | MemoryApiKey
   const pool = spread(n).map(keyOf)
   await row(`${prefix}.verify`, () => microsPerCall((k) => { check(store.verify(pool[k % pool.length]!) !== null, 'a seeded key did not verify') }, CALL_CPU_MS))
   const issued: Array<{ key: string, keyId: string }> = []
+  // D-BENCH-05: a change is timed with the first lookup that sees it (a store may leave work to that lookup).
   await row(`${prefix}.issue`, () => cpuPerOp(async () => {
     const { key, record } = await store.issue({ label: 'bench issued', tags: ['api'] })
     check(store.verify(key) !== null, 'an issued key did not verify')
