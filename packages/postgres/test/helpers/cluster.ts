@@ -287,13 +287,16 @@ export class TestCluster {
 
 /**
  * Test options for tests that start a cluster of their own: as
- * {@link needPostgresServer}, and when running as root, a `postgres` OS
- * user to run it as (a skip, or an error under GATEHOUSE_REQUIRE_POSTGRES=1).
+ * {@link needPostgresServer}, on Linux, and when running as root, a
+ * `postgres` OS user to run it as (a skip, or an error under
+ * GATEHOUSE_REQUIRE_POSTGRES=1).
  */
 export async function needTestCluster (): Promise<{ skip?: string }> {
   const server = await needPostgresServer()
   if (server.skip !== undefined) return server
   try {
+    // Freezing finds the postmaster's children in /proc.
+    if (process.platform !== 'linux') throw new Error(`the test cluster runs on Linux only, not ${process.platform}`)
     serverUser()
     return {}
   } catch (err) {
