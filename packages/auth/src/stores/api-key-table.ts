@@ -145,9 +145,15 @@ export class ApiKeyTable implements Table<StoredApiKey> {
   }
 }
 
-/** `stored` with its last use at `at` (ISO 8601), or `stored` itself when it was used as late already. */
-export function withLastUse (stored: StoredApiKey, at: string): StoredApiKey {
-  return stored.lastUsedAt !== null && stored.lastUsedAt >= at ? stored : { ...stored, lastUsedAt: at }
+/**
+ * `stored` with its last use at `at` (ISO 8601), and how many bytes longer
+ * its line gets (`null` becomes a quoted time); undefined when it was used
+ * as late already. O(1): no serialising to measure.
+ */
+export function withLastUse (stored: StoredApiKey, at: string): { record: StoredApiKey, grows: number } | undefined {
+  if (stored.lastUsedAt !== null && stored.lastUsedAt >= at) return undefined
+  const before = stored.lastUsedAt === null ? 4 : Buffer.byteLength(JSON.stringify(stored.lastUsedAt))
+  return { record: { ...stored, lastUsedAt: at }, grows: Buffer.byteLength(JSON.stringify(at)) - before }
 }
 
 /** How the key file stores keys: by key id, each checked alone, with `used` lines for last uses. */

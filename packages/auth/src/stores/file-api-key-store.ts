@@ -2,6 +2,7 @@ import type { ApiKeyRecord, ApiKeyStore, IssueApiKey } from '../api-key.js'
 import { apiKeyKind, newApiKey, publicRecord, type ApiKeyTable, type StoredApiKey } from './api-key-table.js'
 import { JournalFile } from './journal-file.js'
 import { checkInterval, resolveStoreLimits, type StoreLimitOptions } from './store-limits.js'
+import { TimeSlice } from './time-slice.js'
 
 /** Options of {@link FileApiKeyStore.open}. */
 export interface FileApiKeyStoreOptions extends StoreLimitOptions {
@@ -63,16 +64,17 @@ export class FileApiKeyStore implements ApiKeyStore {
     if (this.#used.size === 0) return
     const used = this.#used
     this.#used = new Map()
+    // Prepared outside the lock, in slices: every key used since the last
+    // flush (O(used keys)). Keys deleted meanwhile, or used as late already,
+    // are skipped by whoever reads the line.
+    const entries: Array<[string, string]> = []
+    const slice = new TimeSlice()
+    for (const [keyId, ms] of used) {
+      entries.push([keyId, new Date(ms).toISOString()])
+      if (slice.due()) await slice.pause()
+    }
     try {
-      await this.#file.change((keys) => {
-        const entries: Array<[string, string]> = []
-        for (const [keyId, ms] of used) {
-          const stored = keys.get(keyId)
-          const at = new Date(ms).toISOString()
-          if (stored !== undefined && (stored.lastUsedAt === null || stored.lastUsedAt < at)) entries.push([keyId, at])
-        }
-        return { entry: entries.length === 0 ? undefined : { used: entries }, result: undefined }
-      })
+      await this.#file.change(() => ({ entry: { used: entries }, result: undefined }))
     } catch {
       // Kept for the next flush (a lock not had in time, a full disk).
       for (const [keyId, ms] of used) if ((this.#used.get(keyId) ?? 0) < ms) this.#used.set(keyId, ms)

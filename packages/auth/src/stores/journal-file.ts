@@ -216,7 +216,13 @@ export class JournalFile<R, T extends Table<R>> {
       entries = []
       for (let i = 0; i < entry.used.length; i += USED_PER_LINE) entries.push({ used: entry.used.slice(i, i + USED_PER_LINE) })
     }
-    const lines = entries.map((e) => encodeEntry(e) + '\n')
+    // Last uses may fill many lines: encoded and applied in slices.
+    const slice = new TimeSlice()
+    const lines: string[] = []
+    for (const e of entries) {
+      lines.push(encodeEntry(e) + '\n')
+      if (slice.due()) await slice.pause()
+    }
     const sizes = lines.map((line) => Buffer.byteLength(line))
     const bytes = sizes.reduce((a, b) => a + b, 0)
     if (grows === 1) this.#checkRoom(bytes)
@@ -234,9 +240,12 @@ export class JournalFile<R, T extends Table<R>> {
       await file.close()
     }
     // Applied once on disk: after an error above, the records stay as the file has them.
-    entries.forEach((e, i) => { state.apply(e, sizes[i]!) })
-    state.offset += bytes
-    state.lines += entries.length
+    for (let i = 0; i < entries.length; i++) {
+      state.apply(entries[i]!, sizes[i]!)
+      state.offset += sizes[i]!
+      state.lines++
+      if (slice.due()) await slice.pause()
+    }
   }
 
   /** Refuses a new record past `maxRecords`, or taking the live records past half of `maxFileBytes`. */
@@ -310,7 +319,7 @@ function * recordsAfter<R, T extends Table<R>> (table: T, entry: Entry<R>, kind:
     const id = kind.idOf(record)
     if (id === replaced) continue
     const at = used?.get(id)
-    yield at === undefined ? record : kind.withLastUse!(record, at)
+    yield at === undefined ? record : kind.withLastUse!(record, at)?.record ?? record
   }
   if ('put' in entry) yield entry.put
 }

@@ -49,8 +49,12 @@ export interface RecordKind<R, T extends Table<R>> {
   invalidId: (value: unknown) => string | undefined
   /** A new, empty table (with whatever index the store keeps beside it). */
   newTable: () => T
-  /** Keys only: `record` with its last use at `at` (ISO 8601). Without it, `used` lines are refused. */
-  withLastUse?: (record: R, at: string) => R
+  /**
+   * Keys only: `record` with its last use at `at` (ISO 8601), and how many
+   * bytes longer that makes its line; undefined when it was used as late
+   * already. Without it, `used` lines are refused.
+   */
+  withLastUse?: (record: R, at: string) => { readonly record: R, readonly grows: number } | undefined
 }
 
 /** One change: a line of the journal. */

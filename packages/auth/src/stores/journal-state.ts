@@ -63,9 +63,9 @@ export class JournalState<R, T extends Table<R>> {
         const record = this.table.get(id)
         if (record === undefined) continue
         const used = this.#kind.withLastUse!(record, at)
-        if (used === record) continue
-        this.#liveBytes += this.#sizeOf(used) - this.#sizeOf(record)
-        this.table.set(id, used)
+        if (used === undefined) continue
+        this.#liveBytes += used.grows
+        this.table.set(id, used.record)
       }
     }
   }
