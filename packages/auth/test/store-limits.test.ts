@@ -3,7 +3,7 @@
 import { test } from 'tap'
 import { readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
-import { FileApiKeyStore, FileUserStore } from '@fastify-gatehouse/auth'
+import { FileApiKeyStore, FileUserStore, type ApiKeyRecord } from '@fastify-gatehouse/auth'
 import { fakeDateNow } from '../../../test-helpers/clock.js'
 import { readStoreFile } from '../../../test-helpers/store-files.js'
 
@@ -14,7 +14,7 @@ test('a key store at maxRecords refuses the next key, writes nothing, and still 
   const path = join(t.testdir({}), 'keys.json')
   const store = await FileApiKeyStore.open(path, { maxRecords: 3 })
   t.teardown(() => store.close())
-  const keys = []
+  const keys: Array<{ key: string, record: ApiKeyRecord }> = []
   for (let i = 0; i < 3; i++) keys.push(await store.issue({ label: `k${i}` }))
   const bytes = readFileSync(path)
   await t.rejects(store.issue({ label: 'one too many' }), { ...FULL, message: 'The key store is full: it holds 3 keys, its maxRecords; delete some or raise the limit' })
@@ -56,7 +56,7 @@ test('maxFileBytes: new records stop at half of it; changes and deletes go on (c
   const max = 4096
   const store = await FileApiKeyStore.open(path, { maxFileBytes: max })
   t.teardown(() => store.close())
-  const keys = []
+  const keys: Array<{ key: string, record: ApiKeyRecord }> = []
   let refused: unknown
   for (let i = 0; i < 100 && refused === undefined; i++) {
     try {

@@ -4,7 +4,7 @@
 import { test } from 'tap'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { FileApiKeyStore, FileUserStore } from '@fastify-gatehouse/auth'
+import { FileApiKeyStore, FileUserStore, type ApiKeyRecord } from '@fastify-gatehouse/auth'
 import { readStoreFile } from '../../../test-helpers/store-files.js'
 
 const FAST = { N: 16, r: 1, p: 1 }
@@ -28,7 +28,7 @@ test('a second key store reads the lines the first appends, and the whole file a
   t.equal(b.verify(two.key), null, 'deleted elsewhere')
   const header = firstLine(path)
   // 1100 changes through a: more superseded lines than live records, and over 1000 of them.
-  const keys = []
+  const keys: Array<{ key: string, record: ApiKeyRecord }> = []
   for (let i = 0; i < 550; i++) {
     const issued = await a.issue({ label: `k${i}` })
     await a.delete(issued.record.keyId)

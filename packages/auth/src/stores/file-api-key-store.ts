@@ -64,7 +64,7 @@ export class FileApiKeyStore implements ApiKeyStore {
     if (this.#used.size === 0) return
     const used = this.#used
     this.#used = new Map()
-    // Prepared outside the lock, in slices: every key used since the last
+    // D-AUTH-26: prepared outside the lock, in slices: every key used since the last
     // flush (O(used keys)). Keys deleted meanwhile, or used as late already,
     // are skipped by whoever reads the line.
     const entries: Array<[string, string]> = []

@@ -11,7 +11,7 @@ const HEARTBEAT_MS = 2_000
  * lock is the directory `<path>.lock` (mkdir is atomic on every file
  * system). Its holder touches it every 2 s, so a lock untouched for 10 s
  * is taken to be left by a crashed process, however long the work (a
- * compaction of a large store) takes. Not getting the lock within 5 s
+ * compaction of a large store) takes (D-AUTH-23). Not getting the lock within 5 s
  * throws `GATEHOUSE_AUTH_STORE_FILE`.
  */
 export async function withFileLock<T> (path: string, work: () => Promise<T>): Promise<T> {

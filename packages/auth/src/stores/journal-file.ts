@@ -119,7 +119,7 @@ export class JournalFile<R, T extends Table<R>> {
       file = await open(this.path, 'r')
     } catch (err) {
       if (!isMissing(err)) throw this.#fileError((err as Error).message)
-      // D-AUTH-09: a file removed means no records (a store not yet written to).
+      // D-AUTH-23: a file removed means no records (a store not yet written to).
       if (this.#state.file.format !== 0) this.#state = new JournalState(this.#kind)
       this.checkedAt = started
       return

@@ -24,7 +24,7 @@ export interface StoreLimits {
   readonly maxFileBytes: number
 }
 
-// D-AUTH-25: 100 000 users take about 27 MB, 100 000 keys about 30 MB (compact lines);
+// D-AUTH-25: 100 000 users take about 24 MB, 100 000 keys about 27 MB (compact lines);
 // the defaults hold two and a half times that count, and live records up to 128 MiB.
 export const defaultStoreLimits: StoreLimits = Object.freeze({ maxRecords: 250_000, maxFileBytes: 256 * 1024 * 1024 })
 
