@@ -12,7 +12,7 @@ export interface StoreFile {
   /** 1: the JSON document of older versions; 2: the journal. */
   readonly version: 1 | 2
   readonly name: StoreName
-  /** The live records by id (identity or keyId), in the order last put. */
+  /** The live records by id (identity or keyId), in the order first put (a record put again keeps its place, as in the stores). */
   readonly records: Map<string, Row>
   /** Version 2: every complete line after the header, parsed. */
   readonly entries: Row[]
@@ -45,7 +45,6 @@ export function readStoreFile (path: string): StoreFile {
   for (const entry of entries) {
     if (entry.put !== undefined) {
       const record = entry.put as Row
-      records.delete(idOf(name, record))
       records.set(idOf(name, record), record)
     } else if (entry.delete !== undefined) {
       records.delete(entry.delete as string)

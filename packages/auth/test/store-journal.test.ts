@@ -80,6 +80,8 @@ test('compaction: once superseded lines outnumber the live records (and are 1000
   t.equal(file.entries.length, 10, 'one line per live record')
   t.match(file.records.get(keyId(1)), { label: 'label-999' })
   t.match(file.records.get(keyId(2)), { enabled: false }, 'with the change that triggered it')
+  t.same([...file.records.keys()], Array.from({ length: 10 }, (_, i) => keyId(i)), 'in the order the store lists them (a changed record keeps its place)')
+  t.same((await store.list()).map((k) => k.keyId), [...file.records.keys()])
   t.same(readdirSync(dir), ['keys.json'], 'no temp file left')
   t.not(store.verify(keyOf(3)), null)
   const reopened = await FileApiKeyStore.open(path)
@@ -126,6 +128,9 @@ test('a corrupt line is an error naming the file and the line', async (t) => {
     ['bad-delete', [header('keys'), good, '{"delete":"zz"}'].join('\n') + '\n', /: line 3: unexpected content at \/delete: expected a key id/],
     ['bad-used', [header('keys'), good, `{"used":{"${keyId(1)}":"yesterday"}}`].join('\n') + '\n', /: line 3: unexpected content at \/used\/0000000000000001: expected an ISO 8601 time/],
     ['unknown-op', [header('keys'), good, '{"patch":{}}'].join('\n') + '\n', /: line 3: unexpected content: expected one of put, delete, used/],
+    ['not-object', [header('keys'), '[1]'].join('\n') + '\n', /: line 2: unexpected content: expected an object/],
+    ['v1-array', '[]', /: unexpected content at \/: expected object/],
+    ['v1-no-keys', '{"version":1,"users":[]}', /: unexpected content at \/keys: expected array/],
     ['users-file', [header('users')].join('\n') + '\n', /: line 1: a store of "users", not of keys/],
     ['newer', '{"gatehouse":"keys","version":3}\n', /: line 1: format version 3: this Gatehouse reads version 2/]
   ]
@@ -133,6 +138,8 @@ test('a corrupt line is an error naming the file and the line', async (t) => {
     writeFileSync(join(dir, name), text)
     await t.rejects(FileApiKeyStore.open(join(dir, name)), { code: 'GATEHOUSE_AUTH_STORE_FILE', message: new RegExp(`^Store file ${join(dir, name)}${message.source}`) }, name)
   }
+  writeFileSync(join(dir, 'big.json'), JSON.stringify({ version: 1, keys: Array.from({ length: 30 }, (_, i) => keyRecord(keyId(i))) }, null, 2))
+  await t.rejects(FileApiKeyStore.open(join(dir, 'big.json'), { maxFileBytes: 4096 }), { code: 'GATEHOUSE_AUTH_STORE_FILE', message: /big\.json: a version 1 document of \d+ bytes, over maxFileBytes \(4096\): raise maxFileBytes to open it$/ }, 'a version 1 document is read whole: it must fit in maxFileBytes')
   writeFileSync(join(dir, 'users.json'), [header('users'), '{"used":{}}'].join('\n') + '\n')
   await t.rejects(FileUserStore.open(join(dir, 'users.json')), { code: 'GATEHOUSE_AUTH_STORE_FILE', message: /users\.json: line 2: unexpected content: expected one of put, delete$/ }, 'a user file has no used lines')
 })

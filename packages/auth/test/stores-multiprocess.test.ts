@@ -44,6 +44,27 @@ test('four processes issuing keys into one file at once lose nothing', async (t)
   t.same(readdirSync(dirname(path)).filter((f) => f.endsWith('.tmp') || f.endsWith('.lock')), [], 'no temp file or lock left behind')
 })
 
+test('four processes changing one file at once, compacting it on the way, lose nothing', async (t) => {
+  const path = join(t.testdir({}), 'keys.json')
+  const watcher = await FileApiKeyStore.open(path, { watchInterval: 10 })
+  t.teardown(() => watcher.close())
+  // 4 × 300 changes, 9 in 10 of the keys deleted again: over 1000 superseded lines.
+  const results = await together('churn', path, 300, ['c0', 'c1', 'c2', 'c3'])
+  t.ok(Math.max(...results.map((r) => r.start)) < Math.min(...results.map((r) => r.end)), 'the four writers were writing at the same time')
+  const kept = results.flatMap((r) => r.lines)
+  t.equal(kept.length, 4 * 30)
+  const file = readStoreFile(path)
+  const changes = 4 * 300 + 4 * 270
+  t.ok(file.entries.length < changes, `compacted on the way: ${file.entries.length} lines left for ${changes} changes`)
+  t.equal(file.records.size, kept.length, 'the file holds exactly the kept keys')
+  t.equal(file.tail, '')
+  await waitUntil(() => kept.every((key) => watcher.verify(key) !== null), { what: 'a watching store to verify every kept key' })
+  t.equal((await watcher.list()).length, kept.length, 'and to hold nothing else')
+  const fresh = await FileApiKeyStore.open(path)
+  t.teardown(() => fresh.close())
+  t.ok(kept.every((key) => fresh.verify(key) !== null))
+})
+
 test('a change appends one line to the file, never rewrites what is there', async (t) => {
   const path = join(t.testdir({}), 'keys.json')
   const store = await FileApiKeyStore.open(path)

@@ -311,15 +311,20 @@ export class JournalFile<R, T extends Table<R>> {
   }
 }
 
-/** The records of `table` once `entry` is applied (the table itself is left as it is). */
+/** The records of `table` once `entry` is applied, in the table's order (the table itself is left as it is). */
 function * recordsAfter<R, T extends Table<R>> (table: T, entry: Entry<R>, kind: RecordKind<R, T>): Generator<R> {
-  const replaced = 'put' in entry ? kind.idOf(entry.put) : 'delete' in entry ? entry.delete : undefined
+  const put = 'put' in entry ? entry.put : undefined
+  const replaced = put !== undefined ? kind.idOf(put) : 'delete' in entry ? entry.delete : undefined
   const used = 'used' in entry ? new Map(entry.used) : undefined
   for (const record of table.values()) {
     const id = kind.idOf(record)
-    if (id === replaced) continue
+    if (id === replaced) {
+      // A changed record keeps its place (as in the table, a Map); a deleted one is left out.
+      if (put !== undefined) yield put
+      continue
+    }
     const at = used?.get(id)
     yield at === undefined ? record : kind.withLastUse!(record, at)?.record ?? record
   }
-  if ('put' in entry) yield entry.put
+  if (put !== undefined && !table.has(replaced!)) yield put
 }
