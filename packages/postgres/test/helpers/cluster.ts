@@ -3,10 +3,10 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
 import { chownSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
-import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { needPostgresServer, postgresAnswers, postgresBin } from './postgres.js'
+import { freePort } from '../../../../test-helpers/port.js'
 import { HANG_CEILING_MS, waitUntil } from '../../../../test-helpers/wait.js'
 
 /** How a cluster is stopped: `fast` (SIGINT: sessions ended, open transactions rolled back) or `immediate` (SIGQUIT: no shutdown checkpoint, like a crash). */
@@ -41,15 +41,6 @@ function serverUser (): { uid: number, gid: number } | undefined {
     throw new Error('running as root, the test cluster needs a `postgres` OS user to run initdb and postgres as (install PostgreSQL from Debian, or run the tests as another user)')
   }
   return user
-}
-
-/** A TCP port on 127.0.0.1 nothing listened on a moment ago (a start that finds it taken picks another). */
-async function freePort (): Promise<number> {
-  const server = createServer()
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as { port: number }
-  await new Promise((resolve) => server.close(resolve))
-  return port
 }
 
 /** The ids of `pid`'s child processes, from /proc (postgres makes each child a session leader, so no process group covers them). */
@@ -186,8 +177,8 @@ export class TestCluster {
   /**
    * Starts the postmaster and polls until it accepts a connection (up to
    * the hang ceiling: a loaded machine can take long). The first start
-   * picks a free port, and another if that one was taken meanwhile; later
-   * starts reuse it.
+   * picks a free port, and another if that one was taken between the check
+   * and the bind (up to five tries); later starts reuse it.
    */
   async start (): Promise<void> {
     if (this.#child !== null) throw new Error('the test cluster is already running')
