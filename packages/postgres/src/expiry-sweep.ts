@@ -46,9 +46,11 @@ export function resolveSweepOptions (options: SweepOptions, store: string): { in
  */
 export function sweepStatement (names: SqlNames, table: string): Statement {
   const t = names.table(table)
-  return statement(names, `${table}.sweep`, `delete from ${t} where key in (
+  // key = any(array(…)), not key in (…): the planner then deletes by the
+  // primary key, rather than joining with every expired row.
+  return statement(names, `${table}.sweep`, `delete from ${t} where key = any(array(
     select key from ${t} where expires_at <= $1 order by expires_at limit $2 for update skip locked
-  ) and expires_at <= $1`)
+  )) and expires_at <= $1`)
 }
 
 /**
