@@ -97,3 +97,23 @@ test('two instances sharing the store: signed in on A, used on B; logout on one 
     t.same(await whoami(b.base, racing), { identity: null }, `round ${round}: anonymous on B`)
   }
 })
+
+test('a database that is away: the session component answers 503, and the session is there again after', postgres, async (t) => {
+  const db = await migratedDatabase(t)
+  const store = await PostgresSessionStore.connect({ url: db.url, connectTimeout: 60_000, statementTimeout: 300, sweepInterval: 0 })
+  t.teardown(() => store.close())
+  const { base } = await instance(t, store)
+  const cookie = cookieOf(await fetch(`${base}/login`, { method: 'POST' }))
+  // Another transaction holds the session's row: the write waits past statementTimeout.
+  const holder = await db.pool.connect()
+  t.teardown(async () => { await holder.query('rollback').catch(() => {}); holder.release() })
+  await holder.query('begin')
+  await holder.query('select * from gatehouse.sessions where key = $1 for update', [keyOf(cookie)])
+  const res = await note(base, cookie, 'n', 1)
+  t.equal(res.status, 503)
+  t.equal(res.headers.get('retry-after'), '5')
+  t.match(await res.json(), { code: 'GATEHOUSE_SESSION_STORE_UNAVAILABLE' })
+  await holder.query('rollback')
+  t.same(await whoami(base, cookie), { identity: 'alice' }, 'not a logout: the session is there once the database answers')
+  t.equal((await note(base, cookie, 'n', 2)).status, 200)
+})
