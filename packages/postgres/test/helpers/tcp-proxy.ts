@@ -1,0 +1,91 @@
+import { createConnection, createServer, type Server, type Socket } from 'node:net'
+
+type Mode = 'forward' | 'refuse' | 'blackhole'
+
+/**
+ * A TCP proxy on 127.0.0.1 in front of PostgreSQL, for making the database
+ * go away under a store without touching the shared server: `refuse()`
+ * turns new connections away (the ones open keep working), `cut()` also
+ * ends every open one, `blackhole()` ends the open ones and lets new ones
+ * connect to nothing that answers, `forward()` brings it back.
+ */
+export class TcpProxy {
+  readonly #server: Server
+  readonly #target: { host: string, port: number }
+  readonly #pairs = new Set<Socket>()
+  #mode: Mode = 'forward'
+
+  private constructor (target: { host: string, port: number }) {
+    this.#target = target
+    this.#server = createServer((socket) => { this.#accept(socket) })
+  }
+
+  /** Starts a proxy to the host and port of `url` (a postgres:// URL). */
+  static async start (url: string): Promise<TcpProxy> {
+    const parsed = new URL(url)
+    const proxy = new TcpProxy({ host: parsed.hostname, port: Number(parsed.port === '' ? 5432 : parsed.port) })
+    await new Promise<void>((resolve) => proxy.#server.listen(0, '127.0.0.1', resolve))
+    return proxy
+  }
+
+  get port (): number {
+    return (this.#server.address() as { port: number }).port
+  }
+
+  /** `url` with the proxy as its host and port. */
+  urlFor (url: string): string {
+    const parsed = new URL(url)
+    parsed.hostname = '127.0.0.1'
+    parsed.port = String(this.port)
+    return parsed.href
+  }
+
+  #accept (socket: Socket): void {
+    socket.on('error', () => {})
+    if (this.#mode === 'refuse') {
+      socket.destroy()
+      return
+    }
+    this.#pairs.add(socket)
+    socket.on('close', () => { this.#pairs.delete(socket) })
+    if (this.#mode === 'blackhole') return
+    const upstream = createConnection(this.#target)
+    upstream.on('error', () => { socket.destroy() })
+    socket.on('close', () => { upstream.destroy() })
+    upstream.on('close', () => { socket.destroy() })
+    socket.pipe(upstream)
+    upstream.pipe(socket)
+  }
+
+  /** New connections are dropped at once; open ones keep working. */
+  refuse (): void {
+    this.#mode = 'refuse'
+  }
+
+  /** Every open connection ends and new ones are dropped: the database is away. */
+  cut (): void {
+    this.#mode = 'refuse'
+    this.#endAll()
+  }
+
+  /** Every open connection ends; new ones connect but nothing ever answers. */
+  blackhole (): void {
+    this.#mode = 'blackhole'
+    this.#endAll()
+  }
+
+  /** Connections go through again. */
+  forward (): void {
+    this.#mode = 'forward'
+  }
+
+  #endAll (): void {
+    for (const socket of this.#pairs) socket.destroy()
+    this.#pairs.clear()
+  }
+
+  async close (): Promise<void> {
+    this.#endAll()
+    await new Promise<void>((resolve) => this.#server.close(() => { resolve() }))
+  }
+}
