@@ -7,7 +7,7 @@ import type { ResolvedPostgresOptions } from './options.js'
  * the listener must have answered a heartbeat sent less than this long ago
  * for its silence to mean "nothing changed"; otherwise an entry is trusted
  * this long from its fetch. Heartbeats go every half of it.
- * D-POSTGRES-09.
+ * D-POSTGRES-ID4.
  */
 export const LISTENER_BOUND_MS = 1000
 const HEARTBEAT_MS = LISTENER_BOUND_MS / 2
@@ -27,13 +27,23 @@ export interface Coverage {
   readonly heard: number
 }
 
-/** The client settings of the listener: the pool's own, under its own application name. */
+/**
+ * The client settings of the listener: the pool's own, under its own
+ * application name; connecting, LISTEN and each heartbeat wait at most
+ * `connectTimeout`.
+ */
 export function listenerConfig (options: ResolvedPostgresOptions, pool: pg.Pool): pg.ClientConfig {
   const base: pg.ClientConfig = options.url !== undefined
     ? { connectionString: options.url }
     // pg-pool hides the password from enumeration: copied by name.
     : { ...pool.options, password: pool.options.password }
-  return { ...base, application_name: 'gatehouse-listener', connectionTimeoutMillis: options.connectTimeout, keepAlive: true }
+  return {
+    ...base,
+    application_name: 'gatehouse-listener',
+    connectionTimeoutMillis: options.connectTimeout,
+    query_timeout: options.connectTimeout,
+    keepAlive: true
+  }
 }
 
 /**
@@ -41,7 +51,7 @@ export function listenerConfig (options: ResolvedPostgresOptions, pool: pg.Pool)
  * change channel and hands each payload to `onChange`. When it fails, ends
  * or stops answering its heartbeat, it is replaced, with backoff, for as
  * long as the listener is open.
- * D-POSTGRES-08, D-POSTGRES-09.
+ * D-POSTGRES-ID3, D-POSTGRES-ID4.
  */
 export class ChangeListener {
   readonly #config: pg.ClientConfig

@@ -43,7 +43,7 @@ function stored (row: UserRow): StoredUser {
  * session, answers from a bounded cache that change notifications keep
  * right (a change anywhere is seen within a second). Writes are single
  * statements.
- * D-POSTGRES-06 … D-POSTGRES-10.
+ * D-POSTGRES-ID1 … D-POSTGRES-ID5 (provisional ids: docs/wip/postgres-identity-decisions.md).
  */
 export class PostgresUserStore extends ListeningStore<UserStanding> implements UserStore {
   readonly #sql: UserStatements

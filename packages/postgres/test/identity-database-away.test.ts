@@ -46,6 +46,42 @@ t.test('the listener cannot reconnect: cached entries are trusted 1 s, then read
   await waitUntil(async () => await keys.verify(again.key) === null, { what: 'the notification on the new connection' })
 })
 
+t.test('a listener connection gone silent (half-open): trusted 1 s past its last heartbeat, then replaced', options, async (t) => {
+  const { url, admin, closeLater } = await ownDatabase(t)
+  const writer = await PostgresApiKeyStore.connect({ url })
+  const first = await writer.issue({ label: 'svc' })
+  const second = await writer.issue({ label: 'svc2' })
+  await writer.close()
+  const proxy = closeLater(await TcpProxy.start(url))
+  const keys = closeLater(await PostgresApiKeyStore.connect({ url: proxy.urlFor(url), recheckInterval: HOUR, connectTimeout: 2000 }))
+  t.ok(await keys.verify(first.key))
+  await waitUntil(() => !isPromise(keys.verify(first.key)), { what: 'the key to be cached' })
+
+  t.equal(proxy.freezeListeners(), 1, 'the listener connection drops everything, and nobody is told')
+  await admin.query('update gatehouse.api_keys set enabled = false where key_id = $1', [first.record.keyId])
+  const ms = await waitUntil(async () => await keys.verify(first.key) === null, { what: 'the revoke, its notification lost', everyMs: 2 })
+  t.pass(`seen ${ms} ms after the connection went silent, its notification never delivered`)
+  await waitUntil(() => !keys.listening, { what: 'the store to count the silent listener as down' })
+  await waitUntil(() => keys.listening, { what: 'a new listener connection' })
+  t.ok(await keys.verify(second.key))
+  await admin.query('update gatehouse.api_keys set enabled = false where key_id = $1', [second.record.keyId])
+  await waitUntil(async () => await keys.verify(second.key) === null, { what: 'a notification on the new connection' })
+})
+
+t.test('a listener that cannot connect at start is a boot error naming it', options, async (t) => {
+  const { url, closeLater } = await ownDatabase(t)
+  const proxy = closeLater(await TcpProxy.start(url))
+  const pool = closeLater(new pg.Pool({ connectionString: proxy.urlFor(url), max: 1, idleTimeoutMillis: 0 }))
+  pool.on('error', () => {})
+  await pool.query('select 1')
+  proxy.refuse()
+  await t.rejects(PostgresUserStore.connect({ pool, scrypt: FAST_SCRYPT }), {
+    code: 'GATEHOUSE_POSTGRES_CONNECT',
+    message: /^PostgresUserStore \(change listener\) cannot reach PostgreSQL at 127\.0\.0\.1:\d+\/gatehouse_test_/
+  })
+  t.equal((await pool.query('select 1 as one')).rows[0].one, 1, 'the pool given is left open')
+})
+
 t.test('the database away: cached credentials for maxStale, the rest 503, no hang', options, async (t) => {
   const { url, closeLater } = await ownDatabase(t)
   // Written before the stores under test connect, so that no notification

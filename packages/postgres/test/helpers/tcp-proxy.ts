@@ -2,17 +2,27 @@ import { createConnection, createServer, type Server, type Socket } from 'node:n
 
 type Mode = 'forward' | 'refuse' | 'blackhole'
 
+interface Pair {
+  readonly client: Socket
+  upstream: Socket | undefined
+  /** The client's startup message named the change listener's application_name. */
+  listener: boolean
+  /** Data is dropped both ways: a connection gone silent (half-open). */
+  frozen: boolean
+}
+
 /**
  * A TCP proxy on 127.0.0.1 in front of PostgreSQL, for making the database
  * go away under a store without touching the shared server: `refuse()`
  * turns new connections away (the ones open keep working), `cut()` also
  * ends every open one, `blackhole()` ends the open ones and lets new ones
- * connect to nothing that answers, `forward()` brings it back.
+ * connect to nothing that answers, `freezeListeners()` makes the open
+ * change-listener connections silent (half-open), `forward()` brings it back.
  */
 export class TcpProxy {
   readonly #server: Server
   readonly #target: { host: string, port: number }
-  readonly #pairs = new Set<Socket>()
+  readonly #pairs = new Set<Pair>()
   #mode: Mode = 'forward'
 
   private constructor (target: { host: string, port: number }) {
@@ -46,15 +56,33 @@ export class TcpProxy {
       socket.destroy()
       return
     }
-    this.#pairs.add(socket)
-    socket.on('close', () => { this.#pairs.delete(socket) })
+    const pair: Pair = { client: socket, upstream: undefined, listener: false, frozen: false }
+    this.#pairs.add(pair)
+    socket.on('close', () => { this.#pairs.delete(pair) })
     if (this.#mode === 'blackhole') return
     const upstream = createConnection(this.#target)
+    pair.upstream = upstream
     upstream.on('error', () => { socket.destroy() })
     socket.on('close', () => { upstream.destroy() })
     upstream.on('close', () => { socket.destroy() })
-    socket.pipe(upstream)
-    upstream.pipe(socket)
+    // The first bytes are the startup message, which names application_name.
+    socket.on('data', (data) => {
+      if (!pair.listener && data.includes('gatehouse-listener')) pair.listener = true
+      if (!pair.frozen) upstream.write(data)
+    })
+    upstream.on('data', (data) => { if (!pair.frozen) socket.write(data) })
+  }
+
+  /** The open change-listener connections go silent both ways (neither end is told); resolves with how many. */
+  freezeListeners (): number {
+    let frozen = 0
+    for (const pair of this.#pairs) {
+      if (pair.listener && !pair.frozen) {
+        pair.frozen = true
+        frozen++
+      }
+    }
+    return frozen
   }
 
   /** New connections are dropped at once; open ones keep working. */
@@ -80,7 +108,7 @@ export class TcpProxy {
   }
 
   #endAll (): void {
-    for (const socket of this.#pairs) socket.destroy()
+    for (const pair of this.#pairs) pair.client.destroy()
     this.#pairs.clear()
   }
 
