@@ -160,16 +160,17 @@ export class ChangeListener {
     client.connection?.stream?.destroy()
   }
 
-  /** Stops listening and reconnecting. */
+  /** Stops listening and reconnecting; a connection whose server does not answer the goodbye is cut after `deadAfter`. */
   async close (): Promise<void> {
     this.#closed = true
     clearInterval(this.#heartbeat)
     clearTimeout(this.#retry)
     const client = this.#client
     this.#client = undefined
-    if (client !== undefined) {
-      client.removeAllListeners('notification')
-      await client.end().catch(() => {})
-    }
+    if (client === undefined) return
+    client.removeAllListeners('notification')
+    const cut = setTimeout(() => { client.connection?.stream?.destroy() }, this.#deadAfter)
+    await client.end().catch(() => {})
+    clearTimeout(cut)
   }
 }

@@ -27,7 +27,8 @@ export class TcpProxy {
 
   private constructor (target: { host: string, port: number }) {
     this.#target = target
-    this.#server = createServer((socket) => { this.#accept(socket) })
+    // Half-open allowed: a frozen connection must not pass a FIN on either.
+    this.#server = createServer({ allowHalfOpen: true }, (socket) => { this.#accept(socket) })
   }
 
   /** Starts a proxy to the host and port of `url` (a postgres:// URL). */
@@ -60,8 +61,10 @@ export class TcpProxy {
     this.#pairs.add(pair)
     socket.on('close', () => { this.#pairs.delete(pair) })
     if (this.#mode === 'blackhole') return
-    const upstream = createConnection(this.#target)
+    const upstream = createConnection({ ...this.#target, allowHalfOpen: true })
     pair.upstream = upstream
+    socket.on('end', () => { if (!pair.frozen) upstream.end() })
+    upstream.on('end', () => { if (!pair.frozen) socket.end() })
     upstream.on('error', () => { socket.destroy() })
     socket.on('close', () => { upstream.destroy() })
     upstream.on('close', () => { socket.destroy() })
