@@ -102,13 +102,15 @@ export class PostgresApiKeyStore extends ListeningStore<KeyEntry> implements Api
   }
 
   async issue (input: IssueApiKey): Promise<{ key: string, record: ApiKeyRecord }> {
-    // A random 64-bit id that exists already: drawn again.
-    for (;;) {
+    // A random 64-bit id that exists already is drawn again; three misses
+    // in a row mean the table refuses inserts (a rule, a trigger), not luck.
+    for (let attempt = 1; ; attempt++) {
       const { key, stored } = newApiKey(input, new Date())
       const { rowCount } = await this.changing(stored.keyId, () => this.query(this.#sql.insert, [
         stored.keyId, stored.label, stored.tags, stored.enabled, stored.expiresAt, stored.createdAt, stored.lastUsedAt, stored.secretHash
       ]))
       if (rowCount !== 0) return { key, record: publicRecord(stored) }
+      if (attempt === 3) throw new Error(`${this.names.table('api_keys')} took none of 3 new keys`)
     }
   }
 

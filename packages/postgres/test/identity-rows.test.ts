@@ -140,3 +140,12 @@ t.test('bad options are boot errors naming the option', async (t) => {
     t.type(err, TypeError, 'a boot error')
   }
 })
+
+t.test('issue gives up on a table that takes no insert, instead of drawing key ids forever', options, async (t) => {
+  const { url, admin, closeLater } = await ownDatabase(t)
+  const keys = closeLater(await PostgresApiKeyStore.connect({ url }))
+  await admin.query('create rule swallow as on insert to gatehouse.api_keys do instead nothing')
+  await t.rejects(keys.issue({ label: 'x' }), { message: /"gatehouse"\."api_keys" took none of 3 new keys/ })
+  await admin.query('drop rule swallow on gatehouse.api_keys')
+  t.ok(await keys.issue({ label: 'x' }))
+})
