@@ -28,6 +28,19 @@ export const DUPLICATE_AUTHORIZATION = 'GATEHOUSE_AUTH_DUPLICATE_AUTHORIZATION'
 /** A JWT could not be checked because its verifier's JWK Set is unreachable (503). */
 export const KEYS_UNAVAILABLE = 'GATEHOUSE_AUTH_KEYS_UNAVAILABLE'
 
+/**
+ * A file store refused a change that would take it past one of its limits
+ * (`maxRecords`, `maxFileBytes`): 507 Insufficient Storage, thrown as an
+ * `HttpError` so the admin API answers it with this code and the message.
+ * Nothing was written. D-AUTH-25.
+ */
+export const STORE_FULL = 'GATEHOUSE_AUTH_STORE_FULL'
+
+/** The refusal of a change by a full store (see {@link STORE_FULL}); `detail` names the limit. */
+export function storeFull (detail: string): HttpError {
+  return new HttpError(507, detail, { code: STORE_FULL })
+}
+
 /** A 401 carrying `challenges` as `WWW-Authenticate`. */
 export function unauthorized (code: string, detail: string, challenges: string | readonly string[]): HttpError {
   const value = typeof challenges === 'string' || challenges.length !== 1 ? challenges : challenges[0]!
@@ -44,7 +57,7 @@ export const GATEHOUSE_AUTH_INVALID_CONFIG = createError<[string, string]>(
 export const GATEHOUSE_AUTH_INVALID_PASSWORD_HASH = createError<[string]>(
   'GATEHOUSE_AUTH_INVALID_PASSWORD_HASH', 'Invalid password hash: %s', 500, TypeError)
 
-/** A store file that cannot be read, parsed or locked; the message names the file. */
+/** A store file that cannot be read, parsed or locked; the message names the file (and the line, for a journal). */
 export const GATEHOUSE_AUTH_STORE_FILE = createError<[string, string]>(
   'GATEHOUSE_AUTH_STORE_FILE', 'Store file %s: %s', 500, Error)
 

@@ -34,6 +34,7 @@ export type { NewUser, UserRecord, UserStanding, UserStore, VerifiedUser } from 
 export { MemoryApiKeyStore } from './stores/memory-api-key-store.js'
 export { FileApiKeyStore } from './stores/file-api-key-store.js'
 export type { FileApiKeyStoreOptions } from './stores/file-api-key-store.js'
+export type { StoreLimitOptions } from './stores/store-limits.js'
 export { MemoryLockoutStore } from './lockout/memory-lockout-store.js'
 export { afterClaim, afterFailure, afterRefund, CLAIM_TTL_MS, lockSeconds, MAX_LOCK_SECONDS, secondsUntil } from './lockout/lockout-policy.js'
 export type { ClaimOutcome, LockoutPolicy, LockoutState } from './lockout/lockout-policy.js'
@@ -63,5 +64,6 @@ export {
   INVALID_REQUEST,
   INVALID_TOKEN,
   KEYS_UNAVAILABLE,
+  STORE_FULL,
   UNSUPPORTED_SCHEME
 } from './errors.js'

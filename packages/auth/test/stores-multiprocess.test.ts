@@ -3,6 +3,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { FileApiKeyStore } from '@fastify-gatehouse/auth'
 import { waitUntil } from '../../../test-helpers/wait.js'
+import { readStoreFile } from '../../../test-helpers/store-files.js'
 import { together, writer } from './helpers/writers.js'
 
 // Users from several processes: stores-multiprocess-users.test.ts.
@@ -12,8 +13,8 @@ test('four processes issuing keys into one file at once lose nothing', async (t)
   let reads = 0
   const unreadable: string[] = []
   let writing = true
-  // Every read while the others write sees a whole document: writes go to a
-  // temp file that is renamed over the store, never into the store in place.
+  // Every read while the others write sees complete lines that all parse:
+  // a line is appended whole, and a reader leaves a tail without its \n alone.
   const reader = (async () => {
     // Wait quietly for the first write (the writers start meanwhile), then read as fast as possible.
     // eslint-disable-next-line no-unmodified-loop-condition -- the writers clear it while this loop awaits
@@ -21,7 +22,7 @@ test('four processes issuing keys into one file at once lose nothing', async (t)
     // eslint-disable-next-line no-unmodified-loop-condition -- the writers clear it while this loop awaits
     while (writing) {
       try {
-        JSON.parse(readFileSync(path, 'utf8'))
+        readStoreFile(path)
         reads++
       } catch (err) {
         unreadable.push((err as Error).message)
@@ -34,7 +35,7 @@ test('four processes issuing keys into one file at once lose nothing', async (t)
   t.ok(Math.max(...results.map((r) => r.start)) < Math.min(...results.map((r) => r.end)), 'the four writers were writing at the same time')
   const keys = results.flatMap((r) => r.lines)
   t.equal(keys.length, 64)
-  t.same(unreadable, [], `${reads} reads during the writes, none of a partial file`)
+  t.same(unreadable, [], `${reads} reads during the writes, none of a line that does not parse`)
   t.ok(reads > 0)
   const store = await FileApiKeyStore.open(path)
   t.teardown(() => store.close())
@@ -43,17 +44,42 @@ test('four processes issuing keys into one file at once lose nothing', async (t)
   t.same(readdirSync(dirname(path)).filter((f) => f.endsWith('.tmp') || f.endsWith('.lock')), [], 'no temp file or lock left behind')
 })
 
-test('a change replaces the file (temp file renamed over it), never rewrites it in place', async (t) => {
+test('four processes changing one file at once, compacting it on the way, lose nothing', async (t) => {
+  const path = join(t.testdir({}), 'keys.json')
+  const watcher = await FileApiKeyStore.open(path, { watchInterval: 10 })
+  t.teardown(() => watcher.close())
+  // 4 × 300 changes, 9 in 10 of the keys deleted again: over 1000 superseded lines.
+  const results = await together('churn', path, 300, ['c0', 'c1', 'c2', 'c3'])
+  t.ok(Math.max(...results.map((r) => r.start)) < Math.min(...results.map((r) => r.end)), 'the four writers were writing at the same time')
+  const kept = results.flatMap((r) => r.lines)
+  t.equal(kept.length, 4 * 30)
+  const file = readStoreFile(path)
+  const changes = 4 * 300 + 4 * 270
+  t.ok(file.entries.length < changes, `compacted on the way: ${file.entries.length} lines left for ${changes} changes`)
+  t.equal(file.records.size, kept.length, 'the file holds exactly the kept keys')
+  t.equal(file.tail, '')
+  await waitUntil(() => kept.every((key) => watcher.verify(key) !== null), { what: 'a watching store to verify every kept key' })
+  t.equal((await watcher.list()).length, kept.length, 'and to hold nothing else')
+  const fresh = await FileApiKeyStore.open(path)
+  t.teardown(() => fresh.close())
+  t.ok(kept.every((key) => fresh.verify(key) !== null))
+})
+
+test('a change appends one line to the file, never rewrites what is there', async (t) => {
   const path = join(t.testdir({}), 'keys.json')
   const store = await FileApiKeyStore.open(path)
   t.teardown(() => store.close())
   await store.issue({ label: 'first' })
   const before = statSync(path)
+  const text = readFileSync(path, 'utf8')
   await store.issue({ label: 'second' })
   const after = statSync(path)
-  t.not(after.ino, before.ino, 'a new inode: the old file was replaced whole')
+  t.equal(after.ino, before.ino, 'the same file')
+  const now = readFileSync(path, 'utf8')
+  t.ok(now.startsWith(text), 'what was there is unchanged')
+  t.match(now.slice(text.length), /^\{"put":\{"keyId":"[0-9a-f]{16}","label":"second",[^\n]*\}\}\n$/, 'one line added')
   t.equal(after.mode & 0o777, 0o600)
-  t.same(readdirSync(dirname(path)), ['keys.json'], 'the temp file is gone')
+  t.same(readdirSync(dirname(path)), ['keys.json'], 'no temp file or lock left')
 })
 
 // The store reloads the file every watchInterval (250 ms): on an idle machine

@@ -1,9 +1,10 @@
 import { test } from 'tap'
 import { createHash } from 'node:crypto'
-import { readFile, stat, writeFile } from 'node:fs/promises'
+import { stat, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { FileApiKeyStore, FileUserStore, MemoryApiKeyStore, MemoryUserStore } from '@fastify-gatehouse/auth'
 import { apiKeyStoreConformance, userStoreConformance } from './helpers/conformance.js'
+import { readStoreFile } from '../../../test-helpers/store-files.js'
 import { waitUntil } from '../../../test-helpers/wait.js'
 
 const FAST = { N: 1024, r: 8, p: 1 }
@@ -47,10 +48,10 @@ test('store files are written with mode 0600 and hold only hashes', async (t) =>
   const { readFile } = await import('node:fs/promises')
   const keyFile = await readFile(join(dir, 'keys.json'), 'utf8')
   t.notOk(keyFile.includes(key.slice(21)), 'the key secret is not on disk')
-  t.match(keyFile, /"secretHash": "sha256\$/)
+  t.match(keyFile, /"secretHash":"sha256\$/)
   const userFile = await readFile(join(dir, 'users.json'), 'utf8')
   t.notOk(userFile.includes('plain-text-pw'))
-  t.match(userFile, /"passwordHash": "scrypt\$1024,8,1\$/)
+  t.match(userFile, /"passwordHash":"scrypt\$1024,8,1\$/)
 })
 
 test('a corrupt file is an error naming the file and the problem', async (t) => {
@@ -125,8 +126,8 @@ test('the credential stamp is the first 22 characters of the base64url SHA-256 o
   const path = join(t.testdir({}), 'users.json')
   const store = await FileUserStore.open(path, { scrypt: FAST })
   await store.add('alice', { password: 'pw-alice' })
-  const { users } = JSON.parse(await readFile(path, 'utf8')) as { users: Array<{ passwordHash: string }> }
-  const expected = createHash('sha256').update(users[0]!.passwordHash).digest('base64url').slice(0, 22)
+  const { passwordHash } = readStoreFile(path).records.get('alice') as { passwordHash: string }
+  const expected = createHash('sha256').update(passwordHash).digest('base64url').slice(0, 22)
   t.equal((await store.verify('alice', 'pw-alice'))?.stamp, expected)
   t.equal((await store.standing('alice'))?.stamp, expected)
 })

@@ -1,5 +1,5 @@
 import type pg from 'pg'
-import { checkReachable, openPool, poolAddress, unavailableOr } from './connection.js'
+import { checkReachable, isUnavailable, openPool, poolAddress, unavailableOr } from './connection.js'
 import { GATEHOUSE_POSTGRES_SCHEMA_AHEAD, GATEHOUSE_POSTGRES_SCHEMA_BEHIND } from './errors.js'
 import { migrate } from './migrate.js'
 import type { SqlNames } from './names.js'
@@ -100,15 +100,28 @@ export abstract class PostgresStore {
       return unavailableOr(err)
     }
     let broken: Error | undefined
+    // A checked-out client has no 'error' listener of the pool's: the server
+    // ending the connection while no statement of ours runs (a shutdown, a
+    // crash, pg_terminate_backend between two statements) would be an
+    // unhandled 'error' event and end the process. The next statement then
+    // fails on its own ("not queryable"), and the client is discarded.
+    const onError = (err: Error): void => { broken = err }
+    client.on('error', onError)
     try {
       await client.query('begin')
       const result = await work(client)
       await client.query('commit')
       return result
     } catch (err) {
-      await client.query('rollback').catch((rollback: Error) => { broken = rollback })
+      // A connection that failed for want of the database is dropped rather
+      // than asked to roll back (a frozen server would make the rollback
+      // wait a second timeout): the server rolls back a transaction whose
+      // connection ends.
+      if (broken === undefined && isUnavailable(err)) broken = err as Error
+      if (broken === undefined) await client.query('rollback').catch((rollback: Error) => { broken = rollback })
       return unavailableOr(err)
     } finally {
+      client.off('error', onError)
       client.release(broken)
     }
   }

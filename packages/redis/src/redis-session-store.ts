@@ -2,7 +2,7 @@ import type { SessionRecord, SessionStore, SessionWriteCondition, SessionWriteRe
 import { GATEHOUSE_REDIS_SCRIPT } from './errors.js'
 import type { RedisConnection, RedisStoreOptions } from './options.js'
 import { RedisStore } from './redis-store.js'
-import { destroyAllSessions, destroySession, setSession, touchSession } from './session-scripts.js'
+import { DESTROY_BATCH, destroySession, destroySessionBatch, setSession, touchSession } from './session-scripts.js'
 
 /** Options of {@link RedisSessionStore}: a connection plus the shared store options. */
 export type RedisSessionStoreOptions = RedisConnection & RedisStoreOptions
@@ -46,9 +46,11 @@ function parse (json: string | null, expires: string | null, version: string | n
  * Sessions in Redis, shared by every server instance that uses the same
  * Redis and prefix. A record lives under `<prefix><key>` (the key is the
  * SHA-256 of the session id, as the session component hands it over) and
- * Redis drops it at its `expiresAt`; `<prefix>identity:<identity>` indexes
- * the sessions of one identity for {@link destroyAllFor}. Every call is one
- * round trip (a read, or a Lua script); a failure or timeout rejects with
+ * Redis drops it at its `expiresAt`; `<prefix>identity:<identity>`, a
+ * sorted set scored by expiry, indexes the sessions of one identity for
+ * {@link destroyAllFor}, so a write costs the same whatever their number.
+ * Every call is one round trip (a read, or a Lua script; `destroyAllFor`
+ * one per batch of sessions); a failure or timeout rejects with
  * `GATEHOUSE_REDIS_UNAVAILABLE` (the session component answers 503).
  */
 export class RedisSessionStore extends RedisStore implements SessionStore {
@@ -100,21 +102,35 @@ export class RedisSessionStore extends RedisStore implements SessionStore {
     const identity = record.identity ?? ''
     const from = loaded?.key ?? key
     const result = await this.run(setSession.run(this.connection.client, [this.prefix + key, this.prefix + from, this.#indexPrefix + identity],
-      [JSON.stringify(stored), Math.floor(record.expiresAt), identity, Date.now(), key, this.#indexPrefix, this.prefix,
+      [this.#indexPrefix, this.prefix, JSON.stringify(stored), Math.floor(record.expiresAt), identity, Date.now(), key,
         loaded === null ? '' : String(loaded.version), String(record.version), from]))
     if (!RESULTS.has(result)) throw new GATEHOUSE_REDIS_SCRIPT(`unexpected answer from the session write script: ${String(result)}`)
     return result as SessionWriteResult
   }
 
   async touch (key: string, expiresAt: number): Promise<void> {
-    await this.run(touchSession.run(this.connection.client, [this.prefix + key], [Math.floor(expiresAt), Date.now(), key, this.#indexPrefix]))
+    await this.run(touchSession.run(this.connection.client, [this.prefix + key], [this.#indexPrefix, this.prefix, Math.floor(expiresAt), Date.now(), key]))
   }
 
   async destroy (key: string): Promise<void> {
-    await this.run(destroySession.run(this.connection.client, [this.prefix + key], [key, this.#indexPrefix]))
+    await this.run(destroySession.run(this.connection.client, [this.prefix + key], [this.#indexPrefix, this.prefix, key]))
   }
 
+  /**
+   * Ends the identity's sessions a batch at a time (one script each), so
+   * Redis is never blocked for long however many there are. A session
+   * created while it runs is ended too if it is indexed before the last
+   * batch, as it would be had it been created just before.
+   * D-REDIS-09: bounded batches.
+   */
   async destroyAllFor (identity: string): Promise<number> {
-    return Number(await this.run(destroyAllSessions.run(this.connection.client, [this.#indexPrefix + identity], [this.prefix, identity])))
+    let ended = 0
+    for (;;) {
+      const answer = await this.run(destroySessionBatch.run(this.connection.client, [], [this.#indexPrefix, this.prefix, identity, Date.now(), DESTROY_BATCH]))
+      const [batch, left] = Array.isArray(answer) ? answer as unknown[] : []
+      if (typeof batch !== 'number' || typeof left !== 'number') throw new GATEHOUSE_REDIS_SCRIPT(`unexpected answer from the session end script: ${String(answer)}`)
+      ended += batch
+      if (left === 0) return ended
+    }
   }
 }

@@ -3,17 +3,50 @@ import { LuaScript } from './lua-script.js'
 // A session is a hash under <prefix><key>: r = the record's JSON without
 // expiresAt and version, e = expiresAt (ms), v = version, i = identity
 // (absent when anonymous). The key expires at e (PEXPIREAT). Writes are
-// conditional on v (setSession). Signed-in sessions are members of the set
-// <prefix>identity:<identity>, which expires no earlier than its members.
+// conditional on v (setSession). Signed-in sessions are members of the
+// sorted set <prefix>identity:<identity>, scored by their e: a write adds or
+// moves one member and trims the expired ones by score, in O(log n) whatever
+// the identity's session count, and the set expires no earlier than its
+// members. An index left as a plain set by an older version is converted
+// the first time a script meets it.
 // Session keys are base64url (no ':'), so the two kinds never collide.
-// D-REDIS-01 (the layout) and D-SESSION-06 (the version).
+// D-REDIS-01 (the layout), D-REDIS-09 (the sorted set) and D-SESSION-06 (the version).
 
-/** Raises the index's expiry to at least `exp`. Inlined in the scripts below. */
-const KEEP_INDEX = `
-local function keep_index (index, member, exp, now)
-  redis.call('SADD', index, member)
-  local ttl = redis.call('PTTL', index)
-  if ttl < 0 or now + ttl < exp then redis.call('PEXPIREAT', index, exp) end
+/**
+ * Helpers inlined in the scripts below (each script is one round trip).
+ *
+ * index(identity): the key of the identity's index; one written as a set
+ * (before D-REDIS-09) becomes a sorted set first, each member scored from
+ * its record's e, members whose record is gone or signed in as someone else
+ * dropped, its expiry kept. Once per index; O(n) that once.
+ *
+ * keep(index, member, exp, now, later_only): scores the member exp (when
+ * later_only, only if that is later: a touch never moves a deadline
+ * earlier), trims the members whose sessions have expired, and raises the
+ * index's expiry to at least exp.
+ */
+const INDEX = `
+local index_prefix, record_prefix = ARGV[1], ARGV[2]
+local function index (identity)
+  local key = index_prefix .. identity
+  if redis.call('TYPE', key).ok == 'set' then
+    local members = redis.call('SMEMBERS', key)
+    local ttl = redis.call('PTTL', key)
+    redis.call('DEL', key)
+    for _, m in ipairs(members) do
+      local fields = redis.call('HMGET', record_prefix .. m, 'e', 'i')
+      if fields[1] and fields[2] == identity then redis.call('ZADD', key, fields[1], m) end
+    end
+    if ttl > 0 then redis.call('PEXPIRE', key, ttl) end
+  end
+  return key
+end
+local function keep (key, member, exp, now, later_only)
+  local score = later_only and redis.call('ZSCORE', key, member)
+  if not score or tonumber(score) < tonumber(exp) then redis.call('ZADD', key, exp, member) end
+  redis.call('ZREMRANGEBYSCORE', key, '-inf', now)
+  local ttl = redis.call('PTTL', key)
+  if ttl < 0 or tonumber(now) + ttl < tonumber(exp) then redis.call('PEXPIREAT', key, exp) end
 end
 `
 
@@ -23,11 +56,11 @@ end
  * moved, or the target key is taken), all in one step.
  * KEYS: record, the record it was loaded from (the same key when not
  * regenerated, and when new), new index (ignored when anonymous).
- * ARGV: json, expiresAt, identity ('' = none), now, member, index prefix,
- * record prefix, loaded version ('' = a new session), version, loaded member.
+ * ARGV: index prefix, record prefix, json, expiresAt, identity ('' = none),
+ * now, member, loaded version ('' = a new session), version, loaded member.
  */
-export const setSession = new LuaScript(KEEP_INDEX + `
-local exp, now, identity, member = tonumber(ARGV[2]), tonumber(ARGV[4]), ARGV[3], ARGV[5]
+export const setSession = new LuaScript(INDEX + `
+local json, exp, identity, now, member = ARGV[3], ARGV[4], ARGV[5], ARGV[6], ARGV[7]
 if ARGV[8] == '' then
   if redis.call('EXISTS', KEYS[1]) == 1 then return 'conflict' end
 else
@@ -37,62 +70,72 @@ else
     if redis.call('EXISTS', KEYS[1]) == 1 then return 'conflict' end
     local moved = redis.call('HGET', KEYS[2], 'i')
     redis.call('DEL', KEYS[2])
-    if moved then redis.call('SREM', ARGV[6] .. moved, ARGV[10]) end
+    if moved then redis.call('ZREM', index(moved), ARGV[10]) end
   end
 end
+local stored = tonumber(exp) > tonumber(now)
 local old = redis.call('HGET', KEYS[1], 'i')
-if old and old ~= identity then redis.call('SREM', ARGV[6] .. old, member) end
+if old and (old ~= identity or not stored) then redis.call('ZREM', index(old), member) end
 redis.call('DEL', KEYS[1])
-if exp <= now then return 'written' end
+if not stored then return 'written' end
 if identity == '' then
-  redis.call('HSET', KEYS[1], 'r', ARGV[1], 'e', ARGV[2], 'v', ARGV[9])
+  redis.call('HSET', KEYS[1], 'r', json, 'e', exp, 'v', ARGV[9])
 else
-  redis.call('HSET', KEYS[1], 'r', ARGV[1], 'e', ARGV[2], 'v', ARGV[9], 'i', identity)
+  redis.call('HSET', KEYS[1], 'r', json, 'e', exp, 'v', ARGV[9], 'i', identity)
 end
 redis.call('PEXPIREAT', KEYS[1], exp)
 if identity ~= '' then
-  keep_index(KEYS[3], member, exp, now)
-  -- Keep the index small: drop members whose sessions have expired.
-  if redis.call('SCARD', KEYS[3]) > 32 then
-    for _, m in ipairs(redis.call('SMEMBERS', KEYS[3])) do
-      if redis.call('EXISTS', ARGV[7] .. m) == 0 then redis.call('SREM', KEYS[3], m) end
-    end
-  end
+  -- The member's score is the record's deadline, even if it moved earlier.
+  keep(index(identity), member, exp, now, false)
 end
 return 'written'
 `, 3)
 
 /**
- * KEYS: record. ARGV: expiresAt, now, member, index prefix. Moves the
- * deadline later, never earlier; unknown (destroyed, expired) keys are left
- * alone, so a touch never brings a record back.
+ * KEYS: record. ARGV: index prefix, record prefix, expiresAt, now, member.
+ * Moves the deadline later, never earlier; unknown (destroyed, expired) keys
+ * are left alone, so a touch never brings a record back.
  */
-export const touchSession = new LuaScript(KEEP_INDEX + `
-if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
-local exp = tonumber(ARGV[1])
-if exp <= tonumber(redis.call('HGET', KEYS[1], 'e') or '0') then return 0 end
-redis.call('HSET', KEYS[1], 'e', ARGV[1])
+export const touchSession = new LuaScript(INDEX + `
+local exp = ARGV[3]
+-- Every record has e: none means no record (never there, destroyed, expired).
+local fields = redis.call('HMGET', KEYS[1], 'e', 'i')
+if not fields[1] or tonumber(exp) <= tonumber(fields[1]) then return 0 end
+redis.call('HSET', KEYS[1], 'e', exp)
 redis.call('PEXPIREAT', KEYS[1], exp)
-local identity = redis.call('HGET', KEYS[1], 'i')
-if identity then keep_index(ARGV[4] .. identity, ARGV[3], exp, tonumber(ARGV[2])) end
+if fields[2] then keep(index(fields[2]), ARGV[5], exp, ARGV[4], true) end
 return 1
 `, 1)
 
-/** KEYS: record. ARGV: member, index prefix. */
-export const destroySession = new LuaScript(`
+/** KEYS: record. ARGV: index prefix, record prefix, member. */
+export const destroySession = new LuaScript(INDEX + `
 local identity = redis.call('HGET', KEYS[1], 'i')
 redis.call('DEL', KEYS[1])
-if identity then redis.call('SREM', ARGV[2] .. identity, ARGV[1]) end
+if identity then redis.call('ZREM', index(identity), ARGV[3]) end
 return 1
 `, 1)
 
-/** KEYS: index. ARGV: record prefix, identity. Resolves with the sessions ended. */
-export const destroyAllSessions = new LuaScript(`
+/** Sessions one {@link destroySessionBatch} call ends at most, so no call blocks Redis for long. */
+export const DESTROY_BATCH = 500
+
+/**
+ * One batch of destroyAllFor: drops the expired members, then ends the
+ * sessions of the first `batch` members (those still signed in as
+ * `identity`) and removes those members. Answers { sessions ended, members
+ * left }; the caller repeats while members are left.
+ * KEYS: none (the index is computed: it may need converting). ARGV: index
+ * prefix, record prefix, identity, now, batch.
+ */
+export const destroySessionBatch = new LuaScript(INDEX + `
+local identity = ARGV[3]
+local key = index(identity)
+redis.call('ZREMRANGEBYSCORE', key, '-inf', ARGV[4])
+local members = redis.call('ZRANGE', key, 0, tonumber(ARGV[5]) - 1)
 local ended = 0
-for _, m in ipairs(redis.call('SMEMBERS', KEYS[1])) do
-  local record = ARGV[1] .. m
-  if redis.call('HGET', record, 'i') == ARGV[2] then ended = ended + redis.call('DEL', record) end
+for _, m in ipairs(members) do
+  local record = record_prefix .. m
+  if redis.call('HGET', record, 'i') == identity then ended = ended + redis.call('DEL', record) end
 end
-redis.call('DEL', KEYS[1])
-return ended
-`, 1)
+if #members > 0 then redis.call('ZREM', key, unpack(members)) end
+return { ended, redis.call('ZCARD', key) }
+`, 0)

@@ -56,36 +56,51 @@ test('RedisSessionStore keeps records as Redis sees them: hashed keys, Redis-enf
   t.same((await client.keys(`${prefix}*`)).sort(), [`${prefix}identity:alice`, `${prefix}${key}`])
   const recordExpiry = await client.pexpiretime(`${prefix}${key}`)
   t.equal(recordExpiry, now + 60_000, 'the record expires in Redis at expiresAt (PEXPIREAT)')
+  t.equal(await client.type(`${prefix}identity:alice`), 'zset', 'the identity index is a sorted set')
+  t.equal(await client.zscore(`${prefix}identity:alice`, key), String(now + 60_000), 'scored by the session\'s expiresAt')
   t.ok(await client.pexpiretime(`${prefix}identity:alice`) >= recordExpiry, 'the index expires no earlier than its member')
   await store.touch(key, now + 120_000)
   t.equal(await client.pexpiretime(`${prefix}${key}`), now + 120_000, 'touch moves the Redis expiry')
   t.equal((await store.get(key))?.expiresAt, now + 120_000, 'and the stored deadline')
+  t.equal(await client.zscore(`${prefix}identity:alice`, key), String(now + 120_000), 'and the member\'s score')
   t.ok(await client.pexpiretime(`${prefix}identity:alice`) >= now + 120_000, 'and the index follows')
+  await store.touch(key, now + 90_000)
+  t.equal(await client.zscore(`${prefix}identity:alice`, key), String(now + 120_000), 'a touch never moves the score earlier')
   await store.set('anon', record(null, now + 60_000), null)
   t.equal(await client.exists(`${prefix}identity:`), 0, 'anonymous sessions are not indexed')
   await store.set('past', record('alice', now - 1), null)
   t.equal(await store.get('past'), null, 'a record already expired is not stored')
   t.equal(await client.exists(`${prefix}past`), 0)
+  await store.set('other', record('alice', now + 60_000), null)
   await store.destroy(key)
-  t.equal(await client.sismember(`${prefix}identity:alice`, key), 0, 'destroy removes the index entry')
+  t.equal(await client.zscore(`${prefix}identity:alice`, key), null, 'destroy removes the index entry')
+  t.same(await client.zrange(`${prefix}identity:alice`, 0, -1), ['other'], 'and only that one')
 })
 
-test('RedisSessionStore prunes the identity index of expired members', redis, async (t) => {
+test('RedisSessionStore trims the identity index of expired members on every write', redis, async (t) => {
   const prefix = testPrefix('sess')
   const store = await RedisSessionStore.connect({ url: REDIS_URL, ...PATIENT_TIMEOUTS, prefix })
   const client = new Redis(REDIS_URL)
   t.teardown(async () => { await store.close(); client.disconnect(); await cleanPrefix(prefix) })
-  await store.ready()
+  const index = `${prefix}identity:bob`
+  await store.set('live1', record('bob', Date.now() + 60_000), null)
   let last = 0
-  for (let i = 0; i < 33; i++) {
+  for (let i = 0; i < 3; i++) {
     last = Date.now() + 50
     await store.set(`short${i}`, record('bob', last), null)
   }
+  t.equal(await client.zcard(index), 4)
   // Every short one has expired (a lower bound only: a busy machine waits longer).
   await untilPast(last)
-  await store.set('live', record('bob', Date.now() + 60_000), null)
-  t.same(await client.smembers(`${prefix}identity:bob`), ['live'], 'only the live member is left once the set passes 32')
-  t.equal(await store.destroyAllFor('bob'), 1)
+  await store.set('live2', record('bob', Date.now() + 60_000), null)
+  t.same(await client.zrange(index, 0, -1), ['live1', 'live2'], 'the next write dropped the expired members, however few')
+  last = Date.now() + 50
+  await store.set('short3', record('bob', last), null)
+  await untilPast(last)
+  await store.touch('live1', Date.now() + 120_000)
+  t.same(await client.zrange(index, 0, -1), ['live2', 'live1'], 'so does a touch (members in deadline order)')
+  t.equal(await store.destroyAllFor('bob'), 2)
+  t.equal(await client.exists(index), 0, 'the index is gone with its last member')
 })
 
 test('RedisSessionStore: bad options are boot errors naming the problem', async (t) => {

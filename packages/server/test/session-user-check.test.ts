@@ -1,5 +1,4 @@
 import { test } from 'tap'
-import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { FileUserStore, MemoryUserStore, type UserStore } from '@fastify-gatehouse/auth'
 import { MemorySessionStore, type SessionRecord } from '@fastify-gatehouse/session'
@@ -7,6 +6,7 @@ import { AppServer } from '@fastify-gatehouse/server'
 import { userSessionCheck, withUserCheck } from '../src/app-server/session-user-check.js'
 import { ADMIN_PASSWORD, FAST, fileInstance, signIn, usersFile } from './helpers/user-changes.js'
 import { get } from './helpers/redis-servers.js'
+import { readStoreFile } from '../../../test-helpers/store-files.js'
 
 const record = (via: string | null, stamp: string | null): SessionRecord =>
   ({ identity: 'alice', tags: ['old'], data: {}, createdAt: 0, expiresAt: 1, version: 1, via, stamp })
@@ -57,14 +57,14 @@ test('booting again with the same adminPassword keeps the admin\'s hash, so its 
   const first = await fileInstance(path, sessions)
   t.teardown(() => first.server.close())
   const adminCookie = await signIn(first.base, 'admin', ADMIN_PASSWORD)
-  const hashOf = async () => (JSON.parse(await readFile(path, 'utf8')) as { users: Array<{ identity: string, passwordHash: string }> }).users.find((u) => u.identity === 'admin')!.passwordHash
-  const before = await hashOf()
+  const hashOf = () => (readStoreFile(path).records.get('admin') as { passwordHash: string }).passwordHash
+  const before = hashOf()
   const second = await fileInstance(path, sessions)
   t.teardown(() => second.server.close())
-  t.equal(await hashOf(), before, 'the second boot did not set the password again')
+  t.equal(hashOf(), before, 'the second boot did not set the password again')
   t.equal((await get(second.base, '/_server/users', { cookie: adminCookie })).status, 200, 'the admin\'s session works on the new instance')
   const changed = new AppServer({ logger: false, users: await FileUserStore.open(join(dir, 'users.json'), { scrypt: FAST }), adminPassword: 'a-new-admin-password', session: { store: sessions } })
   await changed.ready()
   t.teardown(() => changed.close())
-  t.not(await hashOf(), before, 'a new adminPassword does set it')
+  t.not(hashOf(), before, 'a new adminPassword does set it')
 })

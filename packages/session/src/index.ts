@@ -35,7 +35,7 @@ export const sessionPlugin = defineComponent<SessionOptions>({
 export default sessionPlugin
 export { Session } from './session.js'
 export type { SessionLoginOptions, SessionChange, SessionTimes, SessionWrite } from './session.js'
-export { MemorySessionStore } from './memory-session-store.js'
+export { MemorySessionStore, memorySessionStoreDefaults } from './memory-session-store.js'
 export type { MemorySessionStoreOptions } from './memory-session-store.js'
 export type { SessionRecord, SessionStore, SessionWriteCondition, SessionWriteResult } from './session-store.js'
 // Was declared here; now core's (the same type), kept for importers.

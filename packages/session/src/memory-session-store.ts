@@ -1,13 +1,45 @@
 import { LruMap } from '@fastify-gatehouse/core'
 import { GATEHOUSE_SESSION_INVALID_OPTIONS } from './errors.js'
+import { ExpirySweep } from './expiry-sweep.js'
 import type { SessionRecord, SessionStore, SessionWriteCondition, SessionWriteResult } from './session-store.js'
 
-/** Options of {@link MemorySessionStore}. */
+/** Options of {@link MemorySessionStore}; every key is optional. */
 export interface MemorySessionStoreOptions {
-  /** Sessions kept at most; the least recently used go first. Default: 10000. */
+  /**
+   * Anonymous sessions (an OIDC sign-in in progress, a visitor's cart) kept
+   * at most; the least recently used go first. Default: 10000.
+   */
+  maxAnonymous?: number
+  /**
+   * Signed-in sessions kept at most; the least recently used go first.
+   * Anonymous sessions never push one out. Default: 10000.
+   */
+  maxSignedIn?: number
+  /**
+   * @deprecated The one cap of old: now the default of both
+   * `maxAnonymous` and `maxSignedIn` (so up to twice as many sessions in
+   * all). Give those two instead.
+   */
   max?: number
   /** Clock, for tests. Default: `Date.now`. */
   now?: () => number
+}
+
+/** The defaults of {@link MemorySessionStoreOptions}. */
+export const memorySessionStoreDefaults = Object.freeze({ maxAnonymous: 10_000, maxSignedIn: 10_000 })
+
+function positiveInteger (value: number, name: string): number {
+  if (!Number.isInteger(value) || value < 1) throw new GATEHOUSE_SESSION_INVALID_OPTIONS(`MemorySessionStore ${name} must be a positive integer`)
+  return value
+}
+
+/** The two budgets: each its own option, else the deprecated `max`, else the default. */
+function budgets (options: MemorySessionStoreOptions): { maxAnonymous: number, maxSignedIn: number } {
+  const max = options.max === undefined ? undefined : positiveInteger(options.max, 'max')
+  return {
+    maxAnonymous: options.maxAnonymous === undefined ? max ?? memorySessionStoreDefaults.maxAnonymous : positiveInteger(options.maxAnonymous, 'maxAnonymous'),
+    maxSignedIn: options.maxSignedIn === undefined ? max ?? memorySessionStoreDefaults.maxSignedIn : positiveInteger(options.maxSignedIn, 'maxSignedIn')
+  }
 }
 
 /** Freezes a value and everything in it. */
@@ -20,39 +52,59 @@ function deepFreeze<T> (value: T): T {
 }
 
 /**
- * Sessions in this process's memory: bounded by an {@link LruMap} (the
- * least recently used session goes first), expired records dropped when
- * met. Records are kept as frozen copies and replaced, never changed in
+ * Sessions in this process's memory, in two {@link LruMap}s with budgets
+ * of their own: anonymous and signed-in. A flood of anonymous sessions
+ * (unauthenticated OIDC starts) pushes out only the least recently used
+ * anonymous ones, never a signed-in user; a session moves between the two
+ * when it changes kind (login, logout). Expired records are dropped when
+ * met, and swept: each write examines a few more of each map (no timer),
+ * and `sweep()` examines all.
+ *
+ * Records are kept as frozen copies and replaced, never changed in
  * place: what `get` handed to a request in flight is a snapshot that no
  * later write or touch alters (and that the request cannot alter either).
  * D-SESSION-09: frozen snapshots; values are changed by setting a new one.
+ * D-SESSION-16: two budgets, and the sweep.
  */
 export class MemorySessionStore implements SessionStore {
-  readonly #records: LruMap<string, SessionRecord>
+  readonly #anonymous: LruMap<string, SessionRecord>
+  readonly #signedIn: LruMap<string, SessionRecord>
+  readonly #sweeps: ReadonlyArray<ExpirySweep<SessionRecord>>
   // identity → its session keys, for destroyAllFor; kept right on eviction too.
   readonly #byIdentity = new Map<string, Set<string>>()
   readonly #now: () => number
 
   constructor (options: MemorySessionStoreOptions = {}) {
-    const max = options.max ?? 10_000
-    if (!Number.isInteger(max) || max < 1) throw new GATEHOUSE_SESSION_INVALID_OPTIONS('MemorySessionStore max must be a positive integer')
-    this.#records = new LruMap(max, (key, record) => { this.#unindex(key, record) })
+    if (typeof options !== 'object' || options === null) throw new GATEHOUSE_SESSION_INVALID_OPTIONS('MemorySessionStore takes an options object')
+    if (options.now !== undefined && typeof options.now !== 'function') throw new GATEHOUSE_SESSION_INVALID_OPTIONS('MemorySessionStore now must be a function')
+    const { maxAnonymous, maxSignedIn } = budgets(options)
+    this.#anonymous = new LruMap(maxAnonymous)
+    this.#signedIn = new LruMap(maxSignedIn, (key, record) => { this.#unindex(key, record) })
+    const drop = (key: string): void => { this.#remove(key) }
+    this.#sweeps = [new ExpirySweep(this.#anonymous, drop), new ExpirySweep(this.#signedIn, drop)]
     this.#now = options.now ?? Date.now
   }
 
+  /** Records held, both kinds (expired ones not yet swept included). */
   get size (): number {
-    return this.#records.size
+    return this.#anonymous.size + this.#signedIn.size
+  }
+
+  /** Records held of each kind (expired ones not yet swept included). */
+  get sizes (): { anonymous: number, signedIn: number } {
+    return { anonymous: this.#anonymous.size, signedIn: this.#signedIn.size }
   }
 
   get (key: string): SessionRecord | null {
     const record = this.#live(key)
     if (record === undefined) return null
     // D-SESSION-14: reads and touches are uses; eviction unindexes.
-    this.#records.get(key) // a read is a use: the record becomes the most recently used
+    this.#mapOf(record).get(key) // a read is a use: the record becomes the most recently used of its kind
     return record
   }
 
   set (key: string, record: SessionRecord, loaded: SessionWriteCondition | null): SessionWriteResult {
+    this.#sweepSome()
     if (loaded === null) {
       if (this.#live(key) !== undefined) return 'conflict'
     } else {
@@ -65,9 +117,52 @@ export class MemorySessionStore implements SessionStore {
     return 'written'
   }
 
+  touch (key: string, expiresAt: number): void {
+    this.#sweepSome()
+    const record = this.#live(key)
+    // A new frozen object: a request holding the old one keeps its snapshot.
+    if (record !== undefined && expiresAt > record.expiresAt) this.#mapOf(record).set(key, Object.freeze({ ...record, expiresAt }))
+  }
+
+  destroy (key: string): void {
+    this.#sweepSome()
+    this.#remove(key)
+  }
+
+  destroyAllFor (identity: string): number {
+    const keys = [...(this.#byIdentity.get(identity) ?? [])]
+    for (const key of keys) this.#remove(key)
+    return keys.length
+  }
+
+  /**
+   * Drops every expired record now (O(n)) and returns how many. Not needed
+   * for correctness (expired records are never handed out, and writes sweep
+   * a few at a time); for an app that wants the memory back at once.
+   */
+  sweep (): number {
+    const now = this.#now()
+    return this.#sweeps.reduce((dropped, sweep) => dropped + sweep.all(now), 0)
+  }
+
+  /** A few more entries of each kind examined (O(1)), on every write. */
+  #sweepSome (): void {
+    const now = this.#now()
+    for (const sweep of this.#sweeps) sweep.step(now)
+  }
+
+  #mapOf (record: SessionRecord): LruMap<string, SessionRecord> {
+    return record.identity === null ? this.#anonymous : this.#signedIn
+  }
+
+  /** The record under `key`, of either kind, expired or not; not a use. */
+  #peek (key: string): SessionRecord | undefined {
+    return this.#signedIn.peek(key) ?? this.#anonymous.peek(key)
+  }
+
   /** The unexpired record under `key` (an expired one is dropped); does not count as a use. */
   #live (key: string): SessionRecord | undefined {
-    const record = this.#records.peek(key)
+    const record = this.#peek(key)
     if (record !== undefined && record.expiresAt <= this.#now()) {
       this.#remove(key)
       return undefined
@@ -76,9 +171,10 @@ export class MemorySessionStore implements SessionStore {
   }
 
   #put (key: string, record: SessionRecord): void {
+    // Out of whichever map held it: a session that changed kind moves.
     this.#remove(key)
-    // May evict the least recently used session, which onEvict unindexes.
-    this.#records.set(key, record)
+    // May evict the least recently used session of the same kind, which onEvict unindexes.
+    this.#mapOf(record).set(key, record)
     if (record.identity !== null) {
       let keys = this.#byIdentity.get(record.identity)
       if (keys === undefined) this.#byIdentity.set(record.identity, keys = new Set())
@@ -86,20 +182,10 @@ export class MemorySessionStore implements SessionStore {
     }
   }
 
-  touch (key: string, expiresAt: number): void {
-    const record = this.#live(key)
-    // A new frozen object: a request holding the old one keeps its snapshot.
-    if (record !== undefined && expiresAt > record.expiresAt) this.#records.set(key, Object.freeze({ ...record, expiresAt }))
-  }
-
-  destroy (key: string): void {
-    this.#remove(key)
-  }
-
   #remove (key: string): void {
-    const record = this.#records.peek(key)
+    const record = this.#peek(key)
     if (record === undefined) return
-    this.#records.delete(key)
+    this.#mapOf(record).delete(key)
     this.#unindex(key, record)
   }
 
@@ -108,11 +194,5 @@ export class MemorySessionStore implements SessionStore {
     const keys = this.#byIdentity.get(record.identity)
     keys?.delete(key)
     if (keys?.size === 0) this.#byIdentity.delete(record.identity)
-  }
-
-  destroyAllFor (identity: string): number {
-    const keys = [...(this.#byIdentity.get(identity) ?? [])]
-    for (const key of keys) this.#remove(key)
-    return keys.length
   }
 }

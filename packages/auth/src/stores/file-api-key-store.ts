@@ -1,43 +1,46 @@
 import type { ApiKeyRecord, ApiKeyStore, IssueApiKey } from '../api-key.js'
-import { apiKeyDocumentSchema, ApiKeyIndex, emptyApiKeyDocument, newApiKey, publicRecord, type ApiKeyDocument } from './api-key-table.js'
-import { JsonFile } from './json-file.js'
+import { apiKeyKind, newApiKey, publicRecord, type ApiKeyTable, type StoredApiKey } from './api-key-table.js'
+import { JournalFile } from './journal-file.js'
+import { checkInterval, resolveStoreLimits, type StoreLimitOptions } from './store-limits.js'
+import { TimeSlice } from './time-slice.js'
 
 /** Options of {@link FileApiKeyStore.open}. */
-export interface FileApiKeyStoreOptions {
-  /** How often (ms) the file is checked for changes made by other processes. Default: 250. */
+export interface FileApiKeyStoreOptions extends StoreLimitOptions {
+  /** How often (ms) the file is checked for changes made by other processes (0–60000). Default: 250. */
   watchInterval?: number
-  /** How often (ms) last-use times are written back. Default: 60000. */
+  /** How often (ms) last-use times are written back (1–3600000). Default: 60000. */
   lastUsedFlushInterval?: number
 }
 
+type Keys = ApiKeyTable
+
 /**
- * API keys in one JSON file (mode 0600), shared by the server and the
- * `gatehouse keys` CLI: every change is made under a lock and written
- * atomically; a running server notices changes by other processes within
+ * API keys in one file (mode 0600), a journal shared by the server and the
+ * `gatehouse keys` CLI: every change is one line appended under a lock; a
+ * running server reads the lines other processes append within
  * `watchInterval` and verifies from memory in O(1).
- * D-AUTH-09 (lock, atomic write, polling) and D-AUTH-08 (lastUsedAt written every 60 s and on close).
+ * D-AUTH-09 (lock, polling), D-AUTH-23 (the journal), D-AUTH-24 (reloads),
+ * D-AUTH-25 (limits), D-AUTH-26 (last uses, appended every 60 s and on close).
  */
 export class FileApiKeyStore implements ApiKeyStore {
-  readonly #file: JsonFile<ApiKeyDocument>
-  #document: ApiKeyDocument
-  #index: ApiKeyIndex
-  // keyId → last use (ms); written back to the file every flush interval.
-  readonly #used = new Map<string, number>()
+  readonly #file: JournalFile<StoredApiKey, Keys>
+  // keyId → last use (ms) since the last flush.
+  #used = new Map<string, number>()
   readonly #timers: NodeJS.Timeout[] = []
-  #checking = false
 
-  private constructor (file: JsonFile<ApiKeyDocument>, document: ApiKeyDocument) {
+  private constructor (file: JournalFile<StoredApiKey, Keys>) {
     this.#file = file
-    this.#document = document
-    this.#index = new ApiKeyIndex(document.keys)
   }
 
-  /** Opens (or starts) the store at `path`; a corrupt file is an error naming it. */
+  /** Opens (or starts) the store at `path`; a corrupt file is an error naming it (and the line). */
   static async open (path: string, options: FileApiKeyStoreOptions = {}): Promise<FileApiKeyStore> {
-    const file = new JsonFile(path, apiKeyDocumentSchema, emptyApiKeyDocument)
-    const store = new FileApiKeyStore(file, await file.read())
-    const watch = setInterval(() => { store.#reloadIfChanged() }, options.watchInterval ?? 250)
-    const flush = setInterval(() => { store.#flushLastUsed() }, options.lastUsedFlushInterval ?? 60_000)
+    const watchInterval = checkInterval('FileApiKeyStore', 'watchInterval', options.watchInterval, 250)
+    const flushInterval = checkInterval('FileApiKeyStore', 'lastUsedFlushInterval', options.lastUsedFlushInterval, 60_000, 1, 3_600_000)
+    const file = new JournalFile(path, apiKeyKind, resolveStoreLimits('FileApiKeyStore', options))
+    await file.refresh()
+    const store = new FileApiKeyStore(file)
+    const watch = setInterval(() => { store.#reload() }, watchInterval)
+    const flush = setInterval(() => { store.#flushLastUsed() }, flushInterval)
     watch.unref()
     flush.unref()
     store.#timers.push(watch, flush)
@@ -49,73 +52,68 @@ export class FileApiKeyStore implements ApiKeyStore {
     return this.#file.path
   }
 
-  #adopt (document: ApiKeyDocument): void {
-    this.#document = document
-    this.#index = new ApiKeyIndex(document.keys)
-  }
-
-  async #reloadIfChanged (): Promise<void> {
-    if (this.#checking) return
-    this.#checking = true
+  async #reload (): Promise<void> {
     try {
-      if (await this.#file.changed()) this.#adopt(await this.#file.read())
+      await this.#file.refresh()
     } catch {
-      // D-AUTH-09: a half-visible or corrupt file: keep serving what was last valid; the
-      // next change is picked up.
-    } finally {
-      this.#checking = false
+      // D-AUTH-09: a corrupt file: keep serving the keys last read; the next change is picked up.
     }
   }
 
   async #flushLastUsed (): Promise<void> {
     if (this.#used.size === 0) return
-    const used = new Map(this.#used)
-    this.#used.clear()
-    await this.#file.update((doc) => {
-      for (const key of doc.keys) {
-        const ms = used.get(key.keyId)
-        if (ms === undefined) continue
-        const at = new Date(ms).toISOString()
-        if (key.lastUsedAt === null || key.lastUsedAt < at) key.lastUsedAt = at
-      }
-    }).then(() => {}, () => {})
+    const used = this.#used
+    this.#used = new Map()
+    // D-AUTH-26: prepared outside the lock, in slices: every key used since the last
+    // flush (O(used keys)). Keys deleted meanwhile, or used as late already,
+    // are skipped by whoever reads the line.
+    const entries: Array<[string, string]> = []
+    const slice = new TimeSlice()
+    for (const [keyId, ms] of used) {
+      entries.push([keyId, new Date(ms).toISOString()])
+      if (slice.due()) await slice.pause()
+    }
+    try {
+      await this.#file.change(() => ({ entry: { used: entries }, result: undefined }))
+    } catch {
+      // Kept for the next flush (a lock not had in time, a full disk).
+      for (const [keyId, ms] of used) if ((this.#used.get(keyId) ?? 0) < ms) this.#used.set(keyId, ms)
+    }
   }
 
   async issue (input: IssueApiKey): Promise<{ key: string, record: ApiKeyRecord }> {
-    const { key, stored } = newApiKey(input, new Date())
-    await this.#file.update((doc) => { doc.keys.push(stored) })
-    this.#adopt(await this.#file.read())
-    return { key, record: publicRecord(stored) }
+    // Bad input is refused before the file is touched.
+    const first = newApiKey(input, new Date())
+    return await this.#file.change((keys) => {
+      let issued = first
+      // 64 random bits: a clash is all but impossible, and never overwrites a key.
+      while (keys.has(issued.stored.keyId)) issued = newApiKey(input, new Date())
+      return { entry: { put: issued.stored }, result: { key: issued.key, record: publicRecord(issued.stored) } }
+    })
   }
 
   verify (key: string): ApiKeyRecord | null {
     const now = Date.now()
-    const record = this.#index.verify(key, now)
+    const record = this.#file.table.verify(key, now)
     if (record !== null) this.#used.set(record.keyId, now)
     return record
   }
 
-  async #change (keyId: string, change: (doc: ApiKeyDocument, at: number) => void): Promise<boolean> {
-    const found = await this.#file.update((doc) => {
-      const at = doc.keys.findIndex((k) => k.keyId === keyId)
-      if (at !== -1) change(doc, at)
-      return at !== -1
-    })
-    this.#adopt(await this.#file.read())
-    return found
-  }
-
   revoke (keyId: string): Promise<boolean> {
-    return this.#change(keyId, (doc, at) => { doc.keys[at]!.enabled = false })
+    return this.#file.change((keys) => {
+      const stored = keys.get(keyId)
+      if (stored === undefined) return { result: false }
+      return { entry: stored.enabled ? { put: { ...stored, enabled: false } } : undefined, result: true }
+    })
   }
 
   delete (keyId: string): Promise<boolean> {
-    return this.#change(keyId, (doc, at) => { doc.keys.splice(at, 1) })
+    return this.#file.change((keys) => keys.has(keyId) ? { entry: { delete: keyId }, result: true } : { result: false })
   }
 
   async list (): Promise<ApiKeyRecord[]> {
-    await this.#reloadIfChanged()
-    return this.#document.keys.map(publicRecord)
+    await this.#reload()
+    return [...this.#file.table.values()].map(publicRecord)
   }
 
   /** Stops watching and writes pending last-use times. */

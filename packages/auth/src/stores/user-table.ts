@@ -2,6 +2,8 @@ import { Type } from '@sinclair/typebox'
 import { hasControlCharacter, invalidTag, invalidTagMessage, parseTags, sha256 } from '@fastify-gatehouse/core'
 import { GATEHOUSE_AUTH_STORE_INPUT } from '../errors.js'
 import { DEFAULT_SCRYPT, hashPassword, parsePasswordHash, verifyAgainstDummy, verifyPassword, type ScryptParams } from '../password.js'
+import { recordCheck } from './record-check.js'
+import type { RecordKind } from './journal-format.js'
 import type { NewUser, UserRecord, UserStanding, VerifiedUser } from '../user-store.js'
 
 /** A user as stored. */
@@ -14,26 +16,25 @@ export interface StoredUser {
   passwordHash: string
 }
 
-/** The file format of the user store. */
-export interface UserDocument {
-  version: 1
-  users: StoredUser[]
-}
-
 const isoDate = Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}T' })
-export const userDocumentSchema = Type.Object({
-  version: Type.Literal(1),
-  users: Type.Array(Type.Object({
-    identity: Type.String({ minLength: 1 }),
-    tags: Type.Array(Type.String()),
-    enabled: Type.Boolean(),
-    createdAt: isoDate,
-    updatedAt: isoDate,
-    passwordHash: Type.String({ pattern: '^scrypt\\$' })
-  }, { additionalProperties: false }))
-})
+const storedUserSchema = Type.Object({
+  identity: Type.String({ minLength: 1 }),
+  tags: Type.Array(Type.String()),
+  enabled: Type.Boolean(),
+  createdAt: isoDate,
+  updatedAt: isoDate,
+  passwordHash: Type.String({ pattern: '^scrypt\\$' })
+}, { additionalProperties: false })
 
-export const emptyUserDocument = (): UserDocument => ({ version: 1, users: [] })
+/** How the user file stores users: by identity, each checked alone. */
+export const userKind: RecordKind<StoredUser, Map<string, StoredUser>> = Object.freeze({
+  name: 'users',
+  noun: 'user',
+  idOf: (user: StoredUser) => user.identity,
+  invalid: recordCheck(storedUserSchema),
+  invalidId: (id: unknown) => typeof id === 'string' && id !== '' ? undefined : 'expected an identity',
+  newTable: () => new Map<string, StoredUser>()
+})
 
 const MAX_PASSWORD = 1024
 

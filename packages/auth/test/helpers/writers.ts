@@ -15,7 +15,7 @@ export const writer = (...args: string[]) => run(process.execPath, ['--import', 
  * each has started and opened its store, then released together. Resolves
  * with each writer's output lines and its write window.
  */
-export async function together (kind: 'keys' | 'users', path: string, count: number, prefixes: string[]) {
+export async function together (kind: 'keys' | 'users' | 'churn', path: string, count: number, prefixes: string[]) {
   // Beside the store file: a second t.testdir() in one test is the same folder.
   const barrier = join(dirname(path), 'barrier')
   mkdirSync(barrier)

@@ -1,5 +1,6 @@
 import { sql, type Kysely, type Migration } from 'kysely'
 import type { SqlNames } from '../names.js'
+import { lockoutStepFunction } from './0001-lockout-step.js'
 
 // The first schema: users, API keys, sessions and lockout counters, and the
 // trigger that tells every instance which user or key changed (LISTEN/NOTIFY).
@@ -12,6 +13,7 @@ function statements (n: SqlNames): { up: string[], down: string[] } {
   const sessions = n.table('sessions')
   const lockout = n.table('lockout')
   const notify = n.table('notify_change')
+  const lockoutStep = lockoutStepFunction(n)
   const index = (name: string): string => `"${n.tablePrefix}${name}"`
   return {
     up: [
@@ -33,10 +35,15 @@ function statements (n: SqlNames): { up: string[], down: string[] } {
         last_used_at timestamptz,
         secret_hash text not null
       )`,
+      // A session: the record's JSON (identity, tags, data, createdAt, via,
+      // stamp) as json, exact text (jsonb refuses \u0000 in a string); the
+      // identity again as a column for destroyAllFor; the deadline and the
+      // version as columns for the conditional writes. Expired rows count as
+      // absent and are swept by expires_at. D-POSTGRES-?? (pgsl-session-row).
       `create table ${sessions} (
         key text primary key,
         identity text,
-        record jsonb not null,
+        record json not null,
         expires_at bigint not null,
         version integer not null
       )`,
@@ -51,6 +58,7 @@ function statements (n: SqlNames): { up: string[], down: string[] } {
         expires_at bigint not null
       )`,
       `create index ${index('lockout_expires_at')} on ${lockout} (expires_at)`,
+      lockoutStep.create,
       // A row's kind and id on the schema's channel, at commit; an update of
       // last_used_at alone (the usage flush) tells nobody.
       `create function ${notify}() returns trigger language plpgsql as $$
@@ -70,6 +78,7 @@ function statements (n: SqlNames): { up: string[], down: string[] } {
         for each row execute function ${notify}('key', 'key_id')`
     ],
     down: [
+      lockoutStep.drop,
       `drop table ${lockout}`,
       `drop table ${sessions}`,
       `drop table ${keys}`,

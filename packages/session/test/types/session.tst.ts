@@ -3,7 +3,7 @@
 import Fastify from 'fastify'
 import { expect, test } from 'tstyche'
 import type { RequestScope } from '@fastify-gatehouse/core'
-import { MemorySessionStore, sessionPlugin, type Session, type SessionOptions, type SessionStore } from '@fastify-gatehouse/session'
+import { MemorySessionStore, sessionPlugin, type MemorySessionStoreOptions, type Session, type SessionOptions, type SessionStore } from '@fastify-gatehouse/session'
 
 const app = Fastify()
 
@@ -24,6 +24,14 @@ test('request.scope.session is an optional Session', () => {
 test('app.sessionStore is the SessionStore', () => {
   expect(app.sessionStore).type.toBe<SessionStore>()
   expect<MemorySessionStore>().type.toBeAssignableTo<SessionStore>()
+})
+
+test('MemorySessionStoreOptions: two budgets, every key optional', () => {
+  expect<{}>().type.toBeAssignableTo<MemorySessionStoreOptions>()
+  expect({ maxAnonymous: 1000, maxSignedIn: 50_000 }).type.toBeAssignableTo<MemorySessionStoreOptions>()
+  expect({ maxAnonymous: '1000' }).type.not.toBeAssignableTo<MemorySessionStoreOptions>()
+  expect(new MemorySessionStore().sizes).type.toBe<{ anonymous: number, signedIn: number }>()
+  expect(new MemorySessionStore().sweep()).type.toBe<number>()
 })
 
 test('SessionOptions: every key optional; samesite is one of three words', () => {

@@ -1,0 +1,39 @@
+import type pg from 'pg'
+import { unavailableOr } from './connection.js'
+import type { SqlNames } from './names.js'
+
+/**
+ * A statement a store runs on every request: its text, and a name under
+ * which each connection prepares it once (parsed and planned once, then
+ * only bound and run). The name carries the schema and prefix, since a
+ * pool you give may serve stores of several deployments, and one name
+ * must always mean one text on a connection.
+ * D-POSTGRES-?? (pgsl-prepared).
+ */
+export interface Statement {
+  readonly name: string
+  readonly text: string
+}
+
+/** A {@link Statement} named `<what>` within the schema and prefix of `names`. */
+export function statement (names: SqlNames, what: string, text: string): Statement {
+  return Object.freeze({ name: `gatehouse.${names.schema}.${names.tablePrefix}.${what}`, text })
+}
+
+/** Runs a prepared statement; a database that is away becomes `GATEHOUSE_POSTGRES_UNAVAILABLE`. */
+export async function run<R extends pg.QueryResultRow = pg.QueryResultRow> (on: Pick<pg.Pool, 'query'>, { name, text }: Statement, values: unknown[]): Promise<pg.QueryResult<R>> {
+  try {
+    return await on.query<R>({ name, text, values })
+  } catch (err) {
+    return unavailableOr(err)
+  }
+}
+
+/**
+ * `value` as PostgreSQL text can hold it: a NUL (which text cannot hold) becomes U+FFFD,
+ * as a lone surrogate already does when pg encodes a string as UTF-8.
+ * D-POSTGRES-?? (pgsl-session-row).
+ */
+export function asText (value: string): string {
+  return value.includes('\u0000') ? value.replaceAll('\u0000', '\uFFFD') : value
+}
