@@ -1,7 +1,8 @@
 import {
-  API_KEY_ID_PATTERN, checkIdentity, checkTags, GATEHOUSE_AUTH_STORE_INPUT, parsePasswordHash, type StoredApiKey, type StoredUser
+  checkIdentity, checkTags, GATEHOUSE_AUTH_STORE_INPUT, parsePasswordHash, type StoredApiKey, type StoredUser
 } from '@fastify-gatehouse/auth'
 import { hasControlCharacter, isPlainObject } from '@fastify-gatehouse/core'
+import { isKeyId, wellFormed } from './stored-names.js'
 
 /** What an import did: rows written, and records whose identity or key id was already there (left as they were). */
 export interface ImportCounts {
@@ -12,7 +13,6 @@ export interface ImportCounts {
 /** Rows per statement (and so per transaction) of an import. */
 export const IMPORT_BATCH = 1000
 
-const KEY_ID = new RegExp(API_KEY_ID_PATTERN)
 const SECRET_HASH = /^sha256\$[A-Za-z0-9_-]{43}$/
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}T/
 
@@ -64,6 +64,7 @@ export function checkImportedUsers (records: unknown): StoredUser[] {
     const where = `users[${i}]`
     const user = fields(record, where, USER_FIELDS)
     const identity = reword(where, () => checkIdentity(user.identity))
+    if (!wellFormed(identity)) fail(where, 'identity must be well-formed Unicode (no lone surrogate)')
     const named = `${where} (${identity})`
     if (typeof user.enabled !== 'boolean') fail(named, 'enabled must be true or false')
     if (typeof user.passwordHash !== 'string') fail(named, 'passwordHash must be a scrypt hash')
@@ -92,10 +93,10 @@ export function checkImportedKeys (records: unknown): StoredApiKey[] {
   const checked = list(records, 'keys').map((record, i): StoredApiKey => {
     const where = `keys[${i}]`
     const key = fields(record, where, KEY_FIELDS)
-    if (typeof key.keyId !== 'string' || !KEY_ID.test(key.keyId)) fail(where, 'keyId must be 16 lower-case hex digits')
+    if (!isKeyId(key.keyId)) fail(where, 'keyId must be 16 lower-case hex digits')
     const named = `${where} (${key.keyId})`
-    if (typeof key.label !== 'string' || key.label === '' || key.label.length > 200 || hasControlCharacter(key.label)) {
-      fail(named, 'label must be 1–200 characters without control characters')
+    if (typeof key.label !== 'string' || key.label === '' || key.label.length > 200 || hasControlCharacter(key.label) || !wellFormed(key.label)) {
+      fail(named, 'label must be 1–200 characters without control characters or lone surrogates')
     }
     if (typeof key.enabled !== 'boolean') fail(named, 'enabled must be true or false')
     if (typeof key.secretHash !== 'string' || !SECRET_HASH.test(key.secretHash)) fail(named, 'secretHash must be sha256$<43 base64url characters>')

@@ -1,5 +1,5 @@
 import {
-  constantTimeEqual, newApiKey, parseApiKey, publicRecord, type ApiKeyRecord, type ApiKeyStore, type IssueApiKey, type StoredApiKey
+  constantTimeEqual, GATEHOUSE_AUTH_STORE_INPUT, newApiKey, parseApiKey, publicRecord, type ApiKeyRecord, type ApiKeyStore, type IssueApiKey, type StoredApiKey
 } from '@fastify-gatehouse/auth'
 import { sha256 } from '@fastify-gatehouse/core'
 import { wholeNumber, type PostgresCacheOptions } from './cache-options.js'
@@ -9,6 +9,8 @@ import { ListeningStore } from './listening-store.js'
 import type { PostgresConnection, PostgresStoreOptions } from './options.js'
 import type { ConnectOptions } from './postgres-store.js'
 import { apiKeyStatements, type ApiKeyStatements } from './sql/api-key-statements.js'
+import { run } from './statement.js'
+import { isKeyId, wellFormed } from './stored-names.js'
 
 /** Options of {@link PostgresApiKeyStore.connect} besides the connection; every key is optional. */
 export interface PostgresApiKeyStoreOptions extends PostgresStoreOptions, ConnectOptions, PostgresCacheOptions {
@@ -77,7 +79,7 @@ export class PostgresApiKeyStore extends ListeningStore<KeyEntry> implements Api
   readonly #sql: ApiKeyStatements
   readonly #lastUsed: LastUsed
   readonly #load = async (keyId: string): Promise<KeyEntry | null> => {
-    const { rows } = await this.query<KeyRow>(this.#sql.byId, [keyId])
+    const { rows } = await run<KeyRow>(this.pool, this.#sql.byId, [keyId])
     return rows[0] === undefined ? null : entryOf(rows[0])
   }
 
@@ -85,7 +87,7 @@ export class PostgresApiKeyStore extends ListeningStore<KeyEntry> implements Api
     super(options, 'PostgresApiKeyStore', 'key', ['lastUsedFlushInterval'])
     this.#sql = apiKeyStatements(this.names)
     const interval = wholeNumber('PostgresApiKeyStore', 'lastUsedFlushInterval', options.lastUsedFlushInterval, 60_000, [1, 86_400_000])
-    this.#lastUsed = new LastUsed(interval, (ids, ats) => this.query(this.#sql.touch, [ids, ats]))
+    this.#lastUsed = new LastUsed(interval, (ids, ats) => run(this.pool, this.#sql.touch, [ids, ats]))
   }
 
   /**
@@ -102,11 +104,12 @@ export class PostgresApiKeyStore extends ListeningStore<KeyEntry> implements Api
   }
 
   async issue (input: IssueApiKey): Promise<{ key: string, record: ApiKeyRecord }> {
+    if (typeof input?.label === 'string' && !wellFormed(input.label)) throw new GATEHOUSE_AUTH_STORE_INPUT('label must be well-formed Unicode (no lone surrogate)')
     // A random 64-bit id that exists already is drawn again; three misses
     // in a row mean the table refuses inserts (a rule, a trigger), not luck.
     for (let attempt = 1; ; attempt++) {
       const { key, stored } = newApiKey(input, new Date())
-      const { rowCount } = await this.changing(stored.keyId, () => this.query(this.#sql.insert, [
+      const { rowCount } = await this.changing(stored.keyId, () => run(this.pool, this.#sql.insert, [
         stored.keyId, stored.label, stored.tags, stored.enabled, stored.expiresAt, stored.createdAt, stored.lastUsedAt, stored.secretHash
       ]))
       if (rowCount !== 0) return { key, record: publicRecord(stored) }
@@ -140,19 +143,21 @@ export class PostgresApiKeyStore extends ListeningStore<KeyEntry> implements Api
   }
 
   async revoke (keyId: string): Promise<boolean> {
-    const { rowCount } = await this.changing(keyId, () => this.query(this.#sql.revoke, [keyId]))
+    if (!isKeyId(keyId)) return false
+    const { rowCount } = await this.changing(keyId, () => run(this.pool, this.#sql.revoke, [keyId]))
     return rowCount !== 0
   }
 
   async delete (keyId: string): Promise<boolean> {
-    const { rowCount } = await this.changing(keyId, () => this.query(this.#sql.delete, [keyId]))
+    if (!isKeyId(keyId)) return false
+    const { rowCount } = await this.changing(keyId, () => run(this.pool, this.#sql.delete, [keyId]))
     this.#lastUsed.forget(keyId)
     return rowCount !== 0
   }
 
   /** Every key, oldest first; last-use times not yet written are shown as they are in memory. */
   async list (): Promise<ApiKeyRecord[]> {
-    const { rows } = await this.query<Omit<KeyRow, 'secret_hash'>>(this.#sql.list)
+    const { rows } = await run<Omit<KeyRow, 'secret_hash'>>(this.pool, this.#sql.list, [])
     return rows.map((row) => {
       const key = storedKey(row)
       const used = this.#lastUsed.pending(key.keyId)
@@ -179,7 +184,7 @@ export class PostgresApiKeyStore extends ListeningStore<KeyEntry> implements Api
         key_id: k.keyId, label: k.label, tags: k.tags, enabled: k.enabled, expires_at: k.expiresAt, created_at: k.createdAt, last_used_at: k.lastUsedAt, secret_hash: k.secretHash
       }))
       try {
-        const { rowCount } = await this.query(this.#sql.import, [JSON.stringify(rows)])
+        const { rowCount } = await run(this.pool, this.#sql.import, [JSON.stringify(rows)])
         return rowCount ?? 0
       } finally {
         for (const k of batch) this.cache.invalidate(k.keyId)

@@ -9,6 +9,8 @@ import { ListeningStore } from './listening-store.js'
 import type { PostgresConnection, PostgresStoreOptions } from './options.js'
 import type { ConnectOptions } from './postgres-store.js'
 import { userStatements, type UserStatements } from './sql/user-statements.js'
+import { run, type Statement } from './statement.js'
+import { storableIdentity, wellFormed } from './stored-names.js'
 
 /** Options of {@link PostgresUserStore.connect} besides the connection; every key is optional. */
 export interface PostgresUserStoreOptions extends PostgresStoreOptions, ConnectOptions, PostgresCacheOptions {
@@ -79,18 +81,19 @@ export class PostgresUserStore extends ListeningStore<UserStanding> implements U
   }
 
   async #find (identity: string): Promise<StoredUser | undefined> {
-    const { rows } = await this.query<UserRow>(this.#sql.byIdentity, [identity])
+    if (!storableIdentity(identity)) return undefined
+    const { rows } = await run<UserRow>(this.pool, this.#sql.byIdentity, [identity])
     return rows[0] === undefined ? undefined : stored(rows[0])
   }
 
   /** Reads the row every time; an unknown identity costs the same scrypt work as a known one. */
   async verify (identity: string, password: string): Promise<VerifiedUser | null> {
-    const user = typeof identity === 'string' ? await this.#find(identity) : undefined
-    return await verifyStored(user, password, this.#params)
+    return await verifyStored(await this.#find(identity), password, this.#params)
   }
 
   /** From the cache (unknown and disabled identities too); see the README for how fresh it is. */
   async standing (identity: string): Promise<UserStanding | null> {
+    if (!storableIdentity(identity)) return null
     return await this.cache.get(identity, this.#loadStanding)
   }
 
@@ -100,15 +103,17 @@ export class PostgresUserStore extends ListeningStore<UserStanding> implements U
   }
 
   async add (identity: string, input: NewUser): Promise<UserRecord> {
+    if (typeof identity === 'string' && !wellFormed(identity)) throw new GATEHOUSE_AUTH_STORE_INPUT('identity must be well-formed Unicode (no lone surrogate)')
     const user = await newUser(identity, input, this.#params)
-    const { rowCount } = await this.changing(identity, () => this.query(this.#sql.insert,
+    const { rowCount } = await this.changing(identity, () => run(this.pool, this.#sql.insert,
       [user.identity, user.tags, user.enabled, user.passwordHash, user.createdAt, user.updatedAt]))
     if (rowCount === 0) throw new GATEHOUSE_AUTH_STORE_INPUT(`user ${identity} already exists`)
     return publicUser(user)
   }
 
-  async #update (statement: string, identity: string, value: unknown): Promise<boolean> {
-    const { rowCount } = await this.changing(identity, () => this.query(statement, [identity, value, new Date().toISOString()]))
+  async #update (statement: Statement, identity: string, value: unknown): Promise<boolean> {
+    if (!storableIdentity(identity)) return false
+    const { rowCount } = await this.changing(identity, () => run(this.pool, statement, [identity, value, new Date().toISOString()]))
     return rowCount !== 0
   }
 
@@ -125,12 +130,13 @@ export class PostgresUserStore extends ListeningStore<UserStanding> implements U
   }
 
   async delete (identity: string): Promise<boolean> {
-    const { rowCount } = await this.changing(identity, () => this.query(this.#sql.delete, [identity]))
+    if (!storableIdentity(identity)) return false
+    const { rowCount } = await this.changing(identity, () => run(this.pool, this.#sql.delete, [identity]))
     return rowCount !== 0
   }
 
   async list (): Promise<UserRecord[]> {
-    const { rows } = await this.query<Omit<UserRow, 'password_hash'>>(this.#sql.list)
+    const { rows } = await run<Omit<UserRow, 'password_hash'>>(this.pool, this.#sql.list, [])
     return rows.map((row) => Object.freeze({
       identity: row.identity, tags: Object.freeze(row.tags), enabled: row.enabled, createdAt: row.created_at.toISOString(), updatedAt: row.updated_at.toISOString()
     }))
@@ -149,7 +155,7 @@ export class PostgresUserStore extends ListeningStore<UserStanding> implements U
         identity: u.identity, tags: u.tags, enabled: u.enabled, password_hash: u.passwordHash, created_at: u.createdAt, updated_at: u.updatedAt
       }))
       try {
-        const { rowCount } = await this.query(this.#sql.import, [JSON.stringify(rows)])
+        const { rowCount } = await run(this.pool, this.#sql.import, [JSON.stringify(rows)])
         return rowCount ?? 0
       } finally {
         // Identities cached as unknown are known now: the notifications
