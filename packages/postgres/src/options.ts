@@ -1,3 +1,4 @@
+import { userInfo } from 'node:os'
 import type { Pool } from 'pg'
 import { isPlainObject } from '@fastify-gatehouse/core'
 import { GATEHOUSE_POSTGRES_INVALID_OPTIONS } from './errors.js'
@@ -52,6 +53,25 @@ export function checkPostgresUrl (url: unknown, label: string): string {
   return url
 }
 
+/**
+ * The URL with the operating-system user filled in when it names none and
+ * neither $PGUSER nor $USER is set (a container often has no $USER), as
+ * libpq (and so psql) does; pg alone would send no user name at all, and
+ * `postgres://127.0.0.1/app` would work in psql but not here.
+ */
+export function withDefaultUser (url: string): string {
+  const parsed = new URL(url)
+  if (parsed.username !== '' || (process.env.PGUSER ?? '') !== '' || (process.env.USER ?? '') !== '') return url
+  let name: string
+  try {
+    name = userInfo().username
+  } catch {
+    return url
+  }
+  parsed.username = encodeURIComponent(name)
+  return parsed.href
+}
+
 /** host:port/database of a URL, for messages: never the user's password. */
 export function describeUrl (url: string): string {
   const { hostname, port, pathname } = new URL(url)
@@ -86,7 +106,7 @@ export function resolvePostgresOptions (options: PostgresConnection & PostgresSt
   }
   return Object.freeze({
     store,
-    url: url === undefined ? undefined : checkPostgresUrl(url, `${store} url`),
+    url: url === undefined ? undefined : withDefaultUser(checkPostgresUrl(url, `${store} url`)),
     pool,
     names: sqlNames(checkSchema(options.schema ?? defaults.schema, `${store} schema`), checkTablePrefix(options.tablePrefix ?? defaults.tablePrefix, `${store} tablePrefix`)),
     connectTimeout: integer('connectTimeout', options.connectTimeout, defaults.connectTimeout, store, 3_600_000),
