@@ -17,6 +17,7 @@ export { ServerBase } from './app-server/server-base.js'
 export type { ServerAuthParts } from './app-server/server-base.js'
 export { AuthMixin } from './app-server/auth-mixin.js'
 export type { ServerAuthConfig } from './app-server/auth-mixin.js'
+export type { ServerDatabaseOptions } from './app-server/database-stores.js'
 export {
   appServerOptionsSchema,
   authMixinOptionsSchema,

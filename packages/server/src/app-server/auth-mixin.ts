@@ -4,6 +4,7 @@ import { MemoryApiKeyStore, MemoryUserStore, type ApiKeyStore, type AuthOptions,
 import { GATEHOUSE_SERVER_INVALID_OPTIONS } from '../errors.js'
 import { SUPERADMIN } from '../server-app/admin-api.js'
 import { authMixinOptionsSchema, withOptions, type AuthMixinOptions, type ServerBaseOptions } from './options.js'
+import { checkDatabaseOption, openDatabaseStores, type DatabaseStores } from './database-stores.js'
 import type { ServerAuthParts, ServerBase } from './server-base.js'
 
 export type { AuthMixinOptions } from './options.js'
@@ -29,6 +30,30 @@ export function checkAdminPassword (value: unknown, name: string): string {
   return value
 }
 
+/**
+ * Creates the identity `admin` with tag SUPERADMIN, or brings it back to
+ * that (enabled, tagged, the password). A new hash (and credential stamp)
+ * only when the password changed: setting it again would end the admin's
+ * sessions at every boot (D-SESSION-12). Instances booting together on a
+ * shared store may both find no admin: the one whose add loses the race
+ * goes on as if it had found it.
+ */
+async function ensureAdmin (users: UserStore, password: string): Promise<void> {
+  let admin = await users.get('admin')
+  if (admin === null) {
+    try {
+      await users.add('admin', { password, tags: [SUPERADMIN] })
+      return
+    } catch (err) {
+      admin = await users.get('admin')
+      if (admin === null) throw err
+    }
+  }
+  if (await users.verify('admin', password) === null) await users.setPassword('admin', password)
+  if (!admin.tags.includes(SUPERADMIN)) await users.setTags('admin', [...admin.tags, SUPERADMIN])
+  if (!admin.enabled) await users.setEnabled('admin', true)
+}
+
 type ServerClass = new (...args: any[]) => ServerBase
 
 const isStore = (value: unknown, method: string): boolean =>
@@ -47,9 +72,36 @@ export function AuthMixin<T extends ServerClass> (Base: T): T {
     }
 
     protected override async resolveAuth (options: ServerBaseOptions & AuthMixinOptions): Promise<ServerAuthParts> {
+      const database = options.database === undefined ? undefined : await this.#openDatabase(options)
+      try {
+        return await this.#resolveAuth(options, database)
+      } catch (err) {
+        await database?.close()
+        throw err
+      }
+    }
+
+    // The PostgreSQL stores of `database`, for the roles the caller left open.
+    async #openDatabase (options: ServerBaseOptions & AuthMixinOptions): Promise<DatabaseStores> {
+      const database = await checkDatabaseOption(options.database)
+      for (const role of ['users', 'tokens'] as const) {
+        if (options[role] !== undefined && !isStore(options[role], 'verify')) {
+          throw new GATEHOUSE_SERVER_INVALID_OPTIONS(role, `seeded ${role} would live in memory beside database; give a store, or add them with \`gatehouse ${role === 'users' ? 'users add' : 'keys issue'} --database\` or the admin API`)
+        }
+      }
+      const session = (options.middleware?.session ?? options.session) as { store?: unknown } | undefined
+      return await openDatabaseStores(database, {
+        users: options.users === undefined,
+        tokens: options.tokens === undefined,
+        sessions: typeof session !== 'object' || session === null || session.store === undefined,
+        lockout: options.serverApp?.login?.store === undefined
+      })
+    }
+
+    async #resolveAuth (options: ServerBaseOptions & AuthMixinOptions, database: DatabaseStores | undefined): Promise<ServerAuthParts> {
       let users: UserStore | undefined
       if (options.users === undefined) {
-        users = options.adminPassword === undefined ? undefined : new MemoryUserStore()
+        users = database?.users ?? (options.adminPassword === undefined ? undefined : new MemoryUserStore())
       } else if (isStore(options.users, 'verify')) {
         // Sessions are re-checked against standing() on every request (D-SESSION-11).
         if (!isStore(options.users, 'standing')) throw new GATEHOUSE_SERVER_INVALID_OPTIONS('users', 'a UserStore must implement standing(identity) (sessions follow their user)')
@@ -67,21 +119,12 @@ export function AuthMixin<T extends ServerClass> (Base: T): T {
       }
       if (options.adminPassword !== undefined) {
         checkAdminPassword(options.adminPassword, 'adminPassword')
-        const admin = await users!.get('admin')
-        if (admin === null) {
-          await users!.add('admin', { password: options.adminPassword, tags: [SUPERADMIN] })
-        } else {
-          // A new hash (and credential stamp) only when the password changed:
-          // setting it again would end the admin's sessions at every boot (D-SESSION-12).
-          if (await users!.verify('admin', options.adminPassword) === null) await users!.setPassword('admin', options.adminPassword)
-          if (!admin.tags.includes(SUPERADMIN)) await users!.setTags('admin', [...admin.tags, SUPERADMIN])
-          if (!admin.enabled) await users!.setEnabled('admin', true)
-        }
+        await ensureAdmin(users!, options.adminPassword)
       }
 
       let tokens: ApiKeyStore | undefined
       if (options.tokens === undefined || isStore(options.tokens, 'verify')) {
-        tokens = options.tokens as ApiKeyStore | undefined
+        tokens = (options.tokens as ApiKeyStore | undefined) ?? database?.tokens
       } else {
         const seeded = new MemoryApiKeyStore()
         for (const [label, token] of Object.entries(options.tokens as Record<string, { key: string, tags?: string | readonly string[] }>)) {
@@ -103,7 +146,10 @@ export function AuthMixin<T extends ServerClass> (Base: T): T {
       return {
         ...(authMiddleware === undefined ? {} : { authMiddleware }),
         ...(users === undefined ? {} : { users }),
-        ...(tokens === undefined ? {} : { tokens })
+        ...(tokens === undefined ? {} : { tokens }),
+        ...(database?.sessions === undefined ? {} : { sessionStore: database.sessions }),
+        ...(database?.lockout === undefined ? {} : { lockoutStore: database.lockout }),
+        ...(database === undefined ? {} : { close: database.close })
       }
     }
   }

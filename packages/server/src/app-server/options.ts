@@ -7,6 +7,7 @@ import { GATEHOUSE_SERVER_INVALID_OPTIONS } from '../errors.js'
 import { OidcMethod } from '../server-app/oidc-method.js'
 import { loginOptionsSchema, type LoginOptions, type OidcProviderOptions } from '../server-app/options.js'
 import type { ServerAuthConfig } from './auth-mixin.js'
+import type { ServerDatabaseOptions } from './database-stores.js'
 import type { RoutedApplication } from './routed-application.js'
 
 /** The `serverApp` option: the login methods of the `_server` app. */
@@ -71,6 +72,17 @@ export interface AuthMixinOptions {
   tokens?: ApiKeyStore | Readonly<Record<string, { key: string, tags?: string | readonly string[] }>>
   /** Creates or updates the identity `admin` with tag SUPERADMIN at boot; at least 8 characters. Default: none. */
   adminPassword?: string
+  /**
+   * PostgreSQL for users, API keys, sessions and lockout counters: a
+   * `postgres://` URL, or `{ url | pool, schema?, tablePrefix?, migrate?,
+   * connectTimeout?, statementTimeout?, poolSize? }`. Each role whose store
+   * you give yourself (`users`, `tokens`, `middleware.session.store`,
+   * `serverApp.login.store`) keeps it; seeded `users`/`tokens` objects are
+   * refused with it. A schema that is behind rejects `ready()`
+   * (`GATEHOUSE_POSTGRES_SCHEMA_BEHIND`) unless `migrate: true`. The stores
+   * close with `close()`. Default: none.
+   */
+  database?: string | ServerDatabaseOptions
 }
 
 /** Everything an AppServer takes (DESIGN §9). */
@@ -151,7 +163,9 @@ export const authMixinOptionsSchema = Type.Object({
   auth: Type.Optional(object),
   users: Type.Optional(object),
   tokens: Type.Optional(object),
-  adminPassword: Type.Optional(Type.String())
+  adminPassword: Type.Optional(Type.String()),
+  // A URL or the options; checkDatabaseOption checks the rest, naming database.<key>.
+  database: Type.Optional(Type.Union([Type.String(), object]))
 }, { additionalProperties: false })
 
 /** Schema of {@link AppServerOptions}. */

@@ -1,7 +1,8 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyPluginAsync, type InjectOptions, type LightMyRequestResponse } from 'fastify'
 import type { TObject } from '@sinclair/typebox'
 import { extendOptions, middlewareChain, trackRouteRules, type ComponentSetting, type Recipe } from '@fastify-gatehouse/core'
-import type { ApiKeyStore, AuthOptions, UserStore } from '@fastify-gatehouse/auth'
+import type { ApiKeyStore, AuthOptions, LockoutStore, UserStore } from '@fastify-gatehouse/auth'
+import type { SessionStore } from '@fastify-gatehouse/session'
 import { clientErrorHandler, RedactingLogController } from '@fastify-gatehouse/logging'
 import { allComponents } from '../components.js'
 import { GATEHOUSE_SERVER_REGISTER_TOO_LATE } from '../errors.js'
@@ -20,6 +21,12 @@ export interface ServerAuthParts {
   authMiddleware?: AuthOptions
   users?: UserStore
   tokens?: ApiKeyStore
+  /** The session store, unless the caller's session options name one (AppServer's `database`). */
+  sessionStore?: SessionStore
+  /** The lockout store, unless `serverApp.login.store` names one (AppServer's `database`). */
+  lockoutStore?: LockoutStore
+  /** Closes what the capability opened; run by `close()`, or at once when the build fails. */
+  close?: () => Promise<void>
 }
 
 function isLogger (value: unknown): value is FastifyBaseLogger {
@@ -39,6 +46,13 @@ function csrfSetting (given: ComponentSetting | undefined, login: boolean, cooki
   return typeof setting === 'object' && setting.cookieName === undefined ? extendOptions(setting, { cookieName }, 'middleware.csrf') : setting
 }
 
+/** The session setting with `store` added (a store the server opened; the setting names none). */
+function withStore (setting: ComponentSetting, store: SessionStore): ComponentSetting {
+  if (setting === false || setting === 'off') return setting
+  const options = setting === true || setting === 'on' ? {} : setting
+  return extendOptions(options, { store }, 'middleware.session')
+}
+
 /**
  * A Fastify server built from a recipe: the chain first, then the `_server`
  * app at `/_server`, then the applications. Without auth of its own; see
@@ -50,6 +64,8 @@ export class ServerBase {
   readonly #ready: Promise<void>
   readonly #plugins: Array<{ plugin: FastifyPluginAsync<any>, options: Record<string, unknown> }> = []
   #mounted = false
+  // What resolveAuth opened (the database's stores): closed once, by close() or a failed build.
+  #closeStores: (() => Promise<void>) | undefined
 
   constructor (options: ServerBaseOptions = {}) {
     let resolved = defaults
@@ -116,15 +132,32 @@ export class ServerBase {
   async #build (options: ResolvedServerBaseOptions, given: ServerBaseOptions): Promise<void> {
     // Let subclass constructors finish before their overrides run.
     await Promise.resolve()
+    const parts = await this.resolveAuth(given)
+    this.#closeStores = parts.close
+    try {
+      await this.#mount(options, parts)
+    } catch (err) {
+      await this.#closeOpenedStores()
+      throw err
+    }
+  }
+
+  async #closeOpenedStores (): Promise<void> {
+    const close = this.#closeStores
+    this.#closeStores = undefined
+    await close?.()
+  }
+
+  async #mount (options: ResolvedServerBaseOptions, { authMiddleware, users, tokens, sessionStore, lockoutStore }: ServerAuthParts): Promise<void> {
     const app = this.fastify
-    const { authMiddleware, users, tokens } = await this.resolveAuth(given)
     const { middleware } = options
     const errors = typeof middleware.errors === 'object' ? middleware.errors : {}
     // The caller's errors options win over the server's login and debug.
     const errorsExtra = Object.fromEntries(Object.entries({ login: options.login, debug: options.debug }).filter(([key]) => !Object.hasOwn(errors, key)))
     // Password sessions follow their user (disabled, deleted, re-tagged, new password): D-SESSION-10.
     // D-SERVER-04: errors and session are always on; login defaults to false.
-    const session = withUserCheck(middleware.session ?? (options.session as Record<string, unknown> | undefined) ?? true, users)
+    const sessionSetting = middleware.session ?? (options.session as Record<string, unknown> | undefined) ?? true
+    const session = withUserCheck(sessionStore === undefined ? sessionSetting : withStore(sessionSetting, sessionStore), users)
     const csrf = csrfSetting(middleware.csrf, options.login, typeof session === 'object' ? session.cookieName : undefined)
     const recipe: Recipe = {
       middleware: {
@@ -138,7 +171,7 @@ export class ServerBase {
     // The lockout options are PasswordMethod's, checked when it is made;
     // without users there is no password login, yet a bad value is refused.
     const { login, oidcMethods } = options.serverApp
-    const methods: AuthMethod[] = users === undefined ? [] : [new PasswordMethod({ ...login, users })]
+    const methods: AuthMethod[] = users === undefined ? [] : [new PasswordMethod({ ...login, users, ...(lockoutStore === undefined ? {} : { store: lockoutStore }) })]
     if (users === undefined && login !== undefined) resolveLoginOptions(login)
     methods.push(...oidcMethods)
     await middlewareChain(app, recipe, { components: options.components ?? allComponents })
@@ -159,7 +192,13 @@ export class ServerBase {
   /** Resolves when the server is built; rejects with the boot error otherwise. */
   async ready (): Promise<this> {
     await this.#ready
-    await this.fastify.ready()
+    try {
+      await this.fastify.ready()
+    } catch (err) {
+      // A failed boot leaves no pool open, whether or not close() is called.
+      await this.#closeOpenedStores()
+      throw err
+    }
     return this
   }
 
@@ -175,9 +214,10 @@ export class ServerBase {
     return this.fastify.inject(request)
   }
 
-  /** Stops accepting connections and waits for requests in flight. */
+  /** Stops accepting connections, waits for requests in flight, then closes the stores the server opened (`database`). */
   async close (): Promise<void> {
     await this.#ready.catch(() => {})
     await this.fastify.close()
+    await this.#closeOpenedStores()
   }
 }
