@@ -71,6 +71,7 @@ test('the URL from $GATEHOUSE_DATABASE_URL; the flag wins; --schema and --table-
   t.equal((await run(['status'], env)).code, 1, 'and the default schema too')
 
   const pool = new pg.Pool({ connectionString: db.url, max: 1 })
+  pool.on('error', () => {})
   t.teardown(() => pool.end())
   const tables = await pool.query<{ table_name: string }>("select table_name from information_schema.tables where table_schema = 'tenant_a' order by 1")
   t.ok(tables.rows.some((row) => row.table_name === 'gh_users'), 'the tables are prefixed')
@@ -86,6 +87,7 @@ test('status says "ahead" and exits 1 when a newer version migrated the database
   t.teardown(db.drop)
   t.equal((await run(['up', '--database', db.url])).code, 0)
   const pool = new pg.Pool({ connectionString: db.url, max: 1 })
+  pool.on('error', () => {})
   t.teardown(() => pool.end())
   await pool.query("insert into gatehouse.migrations (name, timestamp) values ('9999-from-the-future', now())")
   const status = await run(['status', '--database', db.url])

@@ -1,8 +1,9 @@
 import { parseArgs } from 'node:util'
-import { API_KEY_ID_PATTERN, FileApiKeyStore } from '@fastify-gatehouse/auth'
+import { API_KEY_ID_PATTERN, type ApiKeyStore } from '@fastify-gatehouse/auth'
 import { parseExpiry } from './duration.js'
 import { onlyArgument, UsageError, type CliIo } from './io.js'
-import { commandStore, keysFile, reportCreated } from './store-paths.js'
+import { reportCreated } from './store-paths.js'
+import { openKeyStore, STORE_FLAGS, STORE_FLAGS_USAGE, storeTarget, type StoreFlags } from './store-target.js'
 import { tagsFlag } from './tags-flag.js'
 import { formatTable } from './table.js'
 
@@ -11,8 +12,7 @@ export const KEYS_USAGE = `Usage:
   gatehouse keys list [--json]
   gatehouse keys revoke <keyId>
   gatehouse keys delete <keyId>
-Options: --store <dir> (default: $GATEHOUSE_STORE or ./.gatehouse)
-`
+${STORE_FLAGS_USAGE}`
 
 const KEY_ID = new RegExp(API_KEY_ID_PATTERN)
 
@@ -29,7 +29,7 @@ export async function keysCommand (args: string[], io: CliIo): Promise<number> {
     args: rest,
     allowPositionals: true,
     options: {
-      store: { type: 'string' },
+      ...STORE_FLAGS,
       label: { type: 'string' },
       tags: { type: 'string' },
       expires: { type: 'string' },
@@ -43,7 +43,7 @@ export async function keysCommand (args: string[], io: CliIo): Promise<number> {
       if (values.label === undefined) throw new UsageError('--label is required')
       const tags = tagsFlag(values.tags)
       const expiresAt = values.expires === undefined ? null : parseExpiry(values.expires, new Date())
-      return await withStore(io, values.store, true, async (store, created) => {
+      return await withStore(io, values, true, async (store, created) => {
         const { key, record } = await store.issue({ label: values.label!, tags, expiresAt })
         if (created !== undefined) reportCreated(io, created)
         if (values.json) {
@@ -57,7 +57,7 @@ export async function keysCommand (args: string[], io: CliIo): Promise<number> {
       })
     }
     case 'list':
-      return await withStore(io, values.store, false, async (store) => {
+      return await withStore(io, values, false, async (store) => {
         const keys = await store.list()
         if (values.json) {
           io.stdout.write(JSON.stringify(keys) + '\n')
@@ -73,7 +73,7 @@ export async function keysCommand (args: string[], io: CliIo): Promise<number> {
     case 'revoke':
     case 'delete': {
       const keyId = keyIdArgument(positionals)
-      return await withStore(io, values.store, false, async (store) => {
+      return await withStore(io, values, false, async (store) => {
         const done = action === 'revoke' ? await store.revoke(keyId) : await store.delete(keyId)
         if (!done) {
           io.stderr.write(`gatehouse: no key ${keyId}\n`)
@@ -88,13 +88,13 @@ export async function keysCommand (args: string[], io: CliIo): Promise<number> {
   }
 }
 
-// Opens the key store of the command (see commandStore), runs `use`, closes it.
-async function withStore (io: CliIo, flag: string | undefined, adds: boolean, use: (store: FileApiKeyStore, created: string | undefined) => Promise<number>): Promise<number> {
-  const { dir, created } = await commandStore(io, flag, adds)
-  const store = await FileApiKeyStore.open(keysFile(dir))
+// Opens the key store of the command (see storeTarget), runs `use`, closes it.
+async function withStore (io: CliIo, flags: StoreFlags, adds: boolean, use: (store: ApiKeyStore, created: string | undefined) => Promise<number>): Promise<number> {
+  const target = await storeTarget(io, flags, adds)
+  const { store, close } = await openKeyStore(target)
   try {
-    return await use(store, created ? dir : undefined)
+    return await use(store, target.kind === 'folder' && target.created ? target.dir : undefined)
   } finally {
-    await store.close()
+    await close()
   }
 }

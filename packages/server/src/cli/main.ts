@@ -1,4 +1,5 @@
 import { KEYS_USAGE, keysCommand } from './keys.js'
+import { IMPORT_USAGE, importCommand } from './import.js'
 import { processIo, UsageError, type CliIo } from './io.js'
 import { MIGRATE_USAGE, migrateCommand } from './migrate.js'
 import { SERVE_USAGE, serveCommand } from './serve.js'
@@ -9,9 +10,10 @@ const USAGE = `gatehouse: run a Gatehouse server; manage its API keys, users and
 ${SERVE_USAGE}
 ${KEYS_USAGE}
 ${USERS_USAGE}
-${MIGRATE_USAGE}`
+${MIGRATE_USAGE}
+${IMPORT_USAGE}`
 
-const USAGES: Readonly<Record<string, string>> = { keys: KEYS_USAGE, users: USERS_USAGE, serve: SERVE_USAGE, migrate: MIGRATE_USAGE }
+const USAGES: Readonly<Record<string, string>> = { keys: KEYS_USAGE, users: USERS_USAGE, serve: SERVE_USAGE, migrate: MIGRATE_USAGE, import: IMPORT_USAGE }
 
 // What the command line reports as one line: an error with a Gatehouse or
 // Fastify code (its message names the problem), or a system error (the port
@@ -51,6 +53,7 @@ export async function main (argv: readonly string[], io: CliIo = processIo()): P
     if (group === 'users') return await usersCommand(args, io)
     if (group === 'serve') return await serveCommand(args, io)
     if (group === 'migrate') return await migrateCommand(args, io)
+    if (group === 'import') return await importCommand(args, io)
     throw new UsageError(`unknown command ${JSON.stringify(group)}`)
   } catch (err) {
     const code = (err as { code?: unknown } | null)?.code

@@ -1,8 +1,9 @@
 import { parseArgs } from 'node:util'
-import { checkPassword, FileUserStore, hashPassword } from '@fastify-gatehouse/auth'
+import { checkPassword, hashPassword, type UserStore } from '@fastify-gatehouse/auth'
 import { onlyArgument, UsageError, type CliIo } from './io.js'
 import { readNewPassword } from './password-input.js'
-import { commandStore, reportCreated, usersFile } from './store-paths.js'
+import { reportCreated } from './store-paths.js'
+import { openUserStore, STORE_FLAGS, STORE_FLAGS_USAGE, storeTarget, type StoreFlags } from './store-target.js'
 import { tagsFlag } from './tags-flag.js'
 import { formatTable } from './table.js'
 
@@ -14,8 +15,7 @@ export const USERS_USAGE = `Usage:
   gatehouse users enable <identity>
   gatehouse users delete <identity>
   gatehouse users hash                            (prints a password_hash for a config file; password as for add; no store)
-Options: --store <dir> (default: $GATEHOUSE_STORE or ./.gatehouse)
-`
+${STORE_FLAGS_USAGE}`
 
 /** `gatehouse users …`; resolves with the exit code. */
 export async function usersCommand (args: string[], io: CliIo): Promise<number> {
@@ -24,7 +24,7 @@ export async function usersCommand (args: string[], io: CliIo): Promise<number> 
     args: rest,
     allowPositionals: true,
     options: {
-      store: { type: 'string' },
+      ...STORE_FLAGS,
       tags: { type: 'string' },
       json: { type: 'boolean', default: false }
     }
@@ -38,7 +38,7 @@ export async function usersCommand (args: string[], io: CliIo): Promise<number> 
     case 'add': {
       const identity = onlyArgument(positionals, 'identity')
       const tags = tagsFlag(values.tags)
-      return await withStore(io, values.store, true, async (store, created) => {
+      return await withStore(io, values, true, async (store, created) => {
         const user = await store.add(identity, { password: await readNewPassword(io), tags })
         if (created !== undefined) reportCreated(io, created)
         io.stderr.write(`Added ${user.identity}${user.tags.length > 0 ? ` with tags ${user.tags.join(',')}` : ''}.\n`)
@@ -46,7 +46,7 @@ export async function usersCommand (args: string[], io: CliIo): Promise<number> 
       })
     }
     case 'list':
-      return await withStore(io, values.store, false, async (store) => {
+      return await withStore(io, values, false, async (store) => {
         const users = await store.list()
         io.stdout.write(values.json
           ? JSON.stringify(users) + '\n'
@@ -55,7 +55,7 @@ export async function usersCommand (args: string[], io: CliIo): Promise<number> 
       })
     case 'passwd': {
       const identity = onlyArgument(positionals, 'identity')
-      return await withStore(io, values.store, false, async (store) => {
+      return await withStore(io, values, false, async (store) => {
         if (await store.get(identity) === null) return missing(identity)
         if (!await store.setPassword(identity, await readNewPassword(io))) return missing(identity)
         io.stderr.write(`Password of ${identity} changed.\n`)
@@ -65,7 +65,7 @@ export async function usersCommand (args: string[], io: CliIo): Promise<number> 
     case 'disable':
     case 'enable': {
       const identity = onlyArgument(positionals, 'identity')
-      return await withStore(io, values.store, false, async (store) => {
+      return await withStore(io, values, false, async (store) => {
         if (!await store.setEnabled(identity, action === 'enable')) return missing(identity)
         io.stderr.write(`${action === 'enable' ? 'Enabled' : 'Disabled'} ${identity}.\n`)
         return 0
@@ -73,7 +73,7 @@ export async function usersCommand (args: string[], io: CliIo): Promise<number> 
     }
     case 'delete': {
       const identity = onlyArgument(positionals, 'identity')
-      return await withStore(io, values.store, false, async (store) => {
+      return await withStore(io, values, false, async (store) => {
         if (!await store.delete(identity)) return missing(identity)
         io.stderr.write(`Deleted ${identity}.\n`)
         return 0
@@ -81,7 +81,7 @@ export async function usersCommand (args: string[], io: CliIo): Promise<number> 
     }
     case 'hash': {
       if (positionals.length > 0) throw new UsageError('users hash takes no argument (the password comes from the prompt or stdin, never the command line)')
-      if (values.store !== undefined || values.tags !== undefined || values.json) throw new UsageError('users hash takes no option: it only prints a hash')
+      if ((['store', 'database', 'config', 'schema', 'table-prefix'] as const).some((flag) => values[flag] !== undefined) || values.tags !== undefined || values.json) throw new UsageError('users hash takes no option: it only prints a hash')
       // The policy of `users add`, so a hash in a config file could have been a stored user's (D-CLI-07).
       const hash = await hashPassword(checkPassword(await readNewPassword(io)))
       io.stdout.write(`${hash}\n`)
@@ -92,8 +92,13 @@ export async function usersCommand (args: string[], io: CliIo): Promise<number> 
   }
 }
 
-// Opens the user store of the command (see commandStore) and runs `use`.
-async function withStore (io: CliIo, flag: string | undefined, adds: boolean, use: (store: FileUserStore, created: string | undefined) => Promise<number>): Promise<number> {
-  const { dir, created } = await commandStore(io, flag, adds)
-  return await use(await FileUserStore.open(usersFile(dir)), created ? dir : undefined)
+// Opens the user store of the command (see storeTarget), runs `use`, closes it.
+async function withStore (io: CliIo, flags: StoreFlags, adds: boolean, use: (store: UserStore, created: string | undefined) => Promise<number>): Promise<number> {
+  const target = await storeTarget(io, flags, adds)
+  const { store, close } = await openUserStore(target)
+  try {
+    return await use(store, target.kind === 'folder' && target.created ? target.dir : undefined)
+  } finally {
+    await close()
+  }
 }

@@ -1,0 +1,54 @@
+import { resolve } from 'node:path'
+import { Type } from '@sinclair/typebox'
+import { loadRecipe, type GatehouseConfig } from '@fastify-gatehouse/core'
+import { allComponents } from '../components.js'
+import { loginOptionsSchema } from '../server-app/options.js'
+import type { CliIo } from './io.js'
+import { configStores, type ConfigStores } from './store-config.js'
+
+/** The `server_app` section of a config file (snake_case in the file). */
+export const serverAppSchema = Type.Object({
+  login: Type.Optional(Type.Object({
+    // The lockout numbers as PasswordMethod takes them.
+    ...Type.Omit(loginOptionsSchema, ['store']).properties,
+    /**
+     * Where lockout counters live: `{ redis: 'redis://…' }` or `{ postgres:
+     * 'postgres://…' }` (default: this process's memory). Checked by
+     * configStores, with the other stores (store-config.ts).
+     */
+    store: Type.Optional(Type.Unknown())
+  }, { additionalProperties: false })),
+  /**
+   * Users and API keys: a folder of users.json and keys.json (as for the
+   * CLI's --store; a relative one is relative to the config file's folder),
+   * or `{ postgres: 'postgres://…', schema?, table_prefix?, migrate? }`.
+   * Checked by configStores (store-config.ts).
+   * D-CLI-02, D-CLI-06.
+   */
+  store: Type.Optional(Type.Unknown()),
+  /** The login surface (401 → login page). Default: on when a store is given. */
+  loginSurface: Type.Optional(Type.Boolean())
+}, { additionalProperties: false })
+
+/** A config file as the CLI reads it. */
+export interface ConfigFile {
+  /** Its absolute path. */
+  readonly path: string
+  /** Its camelCase form, every section checked (`loadRecipe`). */
+  readonly config: GatehouseConfig
+  /** The stores it names, checked (nothing opened). */
+  readonly stores: ConfigStores
+}
+
+/**
+ * Reads and checks a config file (`--config`, relative to the working
+ * directory), its stores included, before anything opens: what `serve`,
+ * `users`, `keys` and `migrate` read.
+ */
+export async function readConfig (io: CliIo, file: string): Promise<ConfigFile> {
+  const path = resolve(io.cwd, file)
+  const config = await loadRecipe(path, { components: allComponents, serverAppSchema })
+  // Every store the file names, checked before anything opens (D-REDIS-05);
+  // the session store sits under middleware.session (D-CONFIG-05).
+  return { path, config, stores: await configStores(config, path) }
+}
