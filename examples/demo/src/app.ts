@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto'
 import { join } from 'node:path'
 import type { FastifyBaseLogger, FastifyRequest } from 'fastify'
 import { HttpError } from '@fastify-gatehouse/core'
-import { FileApiKeyStore, FileUserStore } from '@fastify-gatehouse/auth'
+import { FileApiKeyStore, FileUserStore, type ApiKeyStore, type UserStore } from '@fastify-gatehouse/auth'
 import { AppServer, RoutedApplication, route, type OidcProviderOptions } from '@fastify-gatehouse/server'
 
 /** The demo's own routes. */
@@ -36,10 +36,20 @@ export class DemoApp extends RoutedApplication {
   }
 }
 
+/** Where the demo keeps its users, keys, sessions and lockout counters in PostgreSQL. */
+export interface DemoDatabase {
+  /** `postgres://user@host:port/db`. */
+  url: string
+  /** The schema of the demo's tables. Default: `gatehouse`. */
+  schema?: string
+}
+
 /** Options of {@link startDemo}. */
 export interface DemoOptions {
-  /** Folder of users.json and keys.json. */
+  /** Folder of users.json and keys.json (without `database`). */
   dataDir: string
+  /** Users, keys, sessions and lockout counters in PostgreSQL instead (the schema migrated on start). Default: none. */
+  database?: DemoDatabase
   /** The admin's password; without one, a password is generated on first start. */
   adminPassword?: string
   logger?: boolean | FastifyBaseLogger
@@ -60,36 +70,64 @@ export interface Demo {
 }
 
 /**
- * Builds the demo: AppServer with login on, file stores, the admin, a first API key.
+ * Builds the demo: AppServer with login on, file (or PostgreSQL) stores, the admin, a first API key.
  * D-SERVER-05: first-start secrets are printed once.
  */
 export async function startDemo (options: DemoOptions): Promise<Demo> {
-  const users = await FileUserStore.open(join(options.dataDir, 'users.json'))
-  const tokens = await FileApiKeyStore.open(join(options.dataDir, 'keys.json'))
-  const firstStart = await users.get('admin') === null
-  const generatedAdminPassword = options.adminPassword === undefined && firstStart ? randomBytes(12).toString('base64url') : undefined
-  const adminPassword = options.adminPassword ?? generatedAdminPassword
-  const server = new AppServer({
-    primary: new DemoApp(),
-    users,
-    tokens,
-    ...(adminPassword === undefined ? {} : { adminPassword }),
-    login: true,
-    ...(options.externalUrl === undefined ? {} : { externalUrl: options.externalUrl }),
-    ...(options.oidc === undefined ? {} : { serverApp: { oidc: options.oidc, allowInsecureIssuers: options.allowInsecureIssuers === true } }),
-    middleware: { logging: { includeQuery: true } },
-    logger: options.logger ?? false,
-    debug: process.env.GATEHOUSE_DEBUG === '1'
-  })
-  await server.ready()
-  // The demo's admin route asks for the tag "admin"; the bootstrap gives SUPERADMIN.
-  const admin = await users.get('admin')
-  if (admin !== null && !admin.tags.includes('admin')) await users.setTags('admin', [...admin.tags, 'admin'])
-  const apiKey = (await tokens.list()).length === 0 ? (await tokens.issue({ label: 'demo-ci', tags: 'admin' })).key : undefined
-  return {
-    server,
-    ...(generatedAdminPassword === undefined ? {} : { generatedAdminPassword }),
-    ...(apiKey === undefined ? {} : { apiKey }),
-    close: async () => { await server.close(); await tokens.close() }
+  const { users, tokens, close } = await openStores(options)
+  try {
+    const firstStart = await users.get('admin') === null
+    const generatedAdminPassword = options.adminPassword === undefined && firstStart ? randomBytes(12).toString('base64url') : undefined
+    const adminPassword = options.adminPassword ?? generatedAdminPassword
+    const server = new AppServer({
+      primary: new DemoApp(),
+      users,
+      tokens,
+      // Sessions and lockout counters beside the users, shared by every instance.
+      ...(options.database === undefined ? {} : { database: options.database }),
+      ...(adminPassword === undefined ? {} : { adminPassword }),
+      login: true,
+      ...(options.externalUrl === undefined ? {} : { externalUrl: options.externalUrl }),
+      ...(options.oidc === undefined ? {} : { serverApp: { oidc: options.oidc, allowInsecureIssuers: options.allowInsecureIssuers === true } }),
+      middleware: { logging: { includeQuery: true } },
+      logger: options.logger ?? false,
+      debug: process.env.GATEHOUSE_DEBUG === '1'
+    })
+    try {
+      await server.ready()
+    } catch (err) {
+      await server.close()
+      throw err
+    }
+    // The demo's admin route asks for the tag "admin"; the bootstrap gives SUPERADMIN.
+    const admin = await users.get('admin')
+    if (admin !== null && !admin.tags.includes('admin')) await users.setTags('admin', [...admin.tags, 'admin'])
+    const apiKey = (await tokens.list()).length === 0 ? (await tokens.issue({ label: 'demo-ci', tags: 'admin' })).key : undefined
+    return {
+      server,
+      ...(generatedAdminPassword === undefined ? {} : { generatedAdminPassword }),
+      ...(apiKey === undefined ? {} : { apiKey }),
+      close: async () => { await server.close(); await close() }
+    }
+  } catch (err) {
+    await close()
+    throw err
   }
+}
+
+/**
+ * The user and key stores: files in `dataDir`, or PostgreSQL tables (the
+ * package loaded only then), the schema brought up to date on start.
+ */
+async function openStores (options: DemoOptions): Promise<{ users: UserStore, tokens: ApiKeyStore, close: () => Promise<void> }> {
+  if (options.database === undefined) {
+    const users = await FileUserStore.open(join(options.dataDir, 'users.json'))
+    const tokens = await FileApiKeyStore.open(join(options.dataDir, 'keys.json'))
+    return { users, tokens, close: async () => { await tokens.close() } }
+  }
+  const { PostgresApiKeyStore, PostgresUserStore } = await import('@fastify-gatehouse/postgres')
+  const settings = { ...options.database, migrate: true }
+  const users = await PostgresUserStore.connect(settings)
+  const tokens = await PostgresApiKeyStore.connect(settings).catch(async (err: unknown) => { await users.close(); throw err })
+  return { users, tokens, close: async () => { await tokens.close(); await users.close() } }
 }

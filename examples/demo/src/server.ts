@@ -1,15 +1,29 @@
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { resolve } from 'node:path'
+import { parseArgs } from 'node:util'
 import { startDemo } from './app.js'
 import { LOCAL_IDP_USERS, startLocalIdp, type LocalIdp } from './local-idp.js'
 
-const withLocalIdp = process.argv.slice(2).includes('--with-local-idp')
-const unknown = process.argv.slice(2).filter((arg) => arg !== '--with-local-idp')
-if (unknown.length > 0) {
-  console.error(`Unknown argument ${unknown[0]}; the demo takes only --with-local-idp`)
+const USAGE = 'the demo takes --with-local-idp, --database <postgres://user@host:port/db> and --schema <name>'
+let flags: { 'with-local-idp'?: boolean, database?: string, schema?: string }
+try {
+  flags = parseArgs({
+    options: { 'with-local-idp': { type: 'boolean' }, database: { type: 'string' }, schema: { type: 'string' } }
+  }).values
+} catch (err) {
+  console.error(`${(err as Error).message}; ${USAGE}`)
   process.exit(2)
 }
+const withLocalIdp = flags['with-local-idp'] === true
+// PostgreSQL instead of the data folder: --database, else $GATEHOUSE_DATABASE_URL
+// (a password in argv is visible to every user of the machine).
+const databaseUrl = flags.database ?? (process.env.GATEHOUSE_DATABASE_URL || undefined)
+if (flags.schema !== undefined && databaseUrl === undefined) {
+  console.error(`--schema goes with --database; ${USAGE}`)
+  process.exit(2)
+}
+const database = databaseUrl === undefined ? undefined : { url: databaseUrl, ...(flags.schema === undefined ? {} : { schema: flags.schema }) }
 
 // With the local provider, the relying party is http://localhost:<port> and
 // the provider http://127.0.0.1:<port>: two sites to the browser, as in
@@ -18,6 +32,12 @@ if (unknown.length > 0) {
 const host = process.env.HOST || (withLocalIdp ? 'localhost' : '127.0.0.1') // an empty HOST means unset
 let port = Number.parseInt(process.env.PORT ?? '8000', 10)
 const dataDir = resolve(process.env.GATEHOUSE_DEMO_DATA ?? '.demo-data')
+
+/** host:port/database of a URL, for the banner: never the password. */
+function where (url: string): string {
+  const { hostname, port, pathname } = new URL(url)
+  return `${hostname}:${port || '5432'}${pathname}`
+}
 
 async function freePort (): Promise<number> {
   const probe = createServer()
@@ -40,18 +60,27 @@ if (withLocalIdp) {
   }
 }
 
-const demo = await startDemo({
-  dataDir,
-  ...(process.env.GATEHOUSE_ADMIN_PASSWORD === undefined ? {} : { adminPassword: process.env.GATEHOUSE_ADMIN_PASSWORD }),
-  logger: { level: process.env.LOG_LEVEL ?? 'info' } as never,
-  ...(idp === undefined
-    ? {}
-    : {
-        externalUrl,
-        oidc: { local: { issuer: idp.issuer, clientId: idp.clientId, clientSecret: idp.clientSecret, label: 'local', tags: 'oidc-user' } },
-        allowInsecureIssuers: true
-      })
-})
+let demo: Awaited<ReturnType<typeof startDemo>>
+try {
+  demo = await startDemo({
+    dataDir,
+    ...(database === undefined ? {} : { database }),
+    ...(process.env.GATEHOUSE_ADMIN_PASSWORD === undefined ? {} : { adminPassword: process.env.GATEHOUSE_ADMIN_PASSWORD }),
+    logger: { level: process.env.LOG_LEVEL ?? 'info' } as never,
+    ...(idp === undefined
+      ? {}
+      : {
+          externalUrl,
+          oidc: { local: { issuer: idp.issuer, clientId: idp.clientId, clientSecret: idp.clientSecret, label: 'local', tags: 'oidc-user' } },
+          allowInsecureIssuers: true
+        })
+  })
+} catch (err) {
+  // A bad URL, an unreachable database: one line, never the password (the stores' messages name host:port/database).
+  console.error(`Cannot start the demo: ${(err as Error).message}`)
+  await idp?.close()
+  process.exit(1)
+}
 
 async function close (): Promise<void> {
   await demo.close()
@@ -73,7 +102,7 @@ try {
   process.exit(1)
 }
 if (externalUrl !== undefined) url = externalUrl.replace(/\/+$/, '')
-console.log(`Gatehouse demo ready at ${url}/  (data in ${dataDir}; Ctrl-C stops)`)
+console.log(`Gatehouse demo ready at ${url}/  (data in ${database === undefined ? dataDir : `PostgreSQL at ${where(database.url)}, schema ${database.schema ?? 'gatehouse'}`}; Ctrl-C stops)`)
 console.log(`  sign in:   ${url}/_server/login_page?next=/admin`)
 if (demo.generatedAdminPassword !== undefined) {
   console.log(`  admin password (shown once; set GATEHOUSE_ADMIN_PASSWORD to choose your own): ${demo.generatedAdminPassword}`)

@@ -1,9 +1,31 @@
 import { test } from 'tap'
 import { spawn } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
+import { readdirSync } from 'node:fs'
+import { userInfo } from 'node:os'
 import { fileURLToPath } from 'node:url'
+import pg from 'pg'
 import { startDemo } from '../src/app.js'
 import { collect, stopChild, waitForText } from '../../../test-helpers/child.js'
 import { eventually } from '../../../test-helpers/wait.js'
+import { needPostgres, postgresAnswers, testDatabase } from '../../../packages/postgres/test/helpers/postgres.js'
+
+const postgres = await needPostgres()
+// The URL the issue gives, as written: the current OS user, database `test` (.ci/run makes both).
+const DEMO_URL = 'postgres://127.0.0.1/test'
+// The same for this test's own clients: pg alone sends no user name when $USER is unset (the stores fill it in, as libpq does).
+const ownUrl = (): string => {
+  const url = new URL(DEMO_URL)
+  url.username = process.env.PGUSER || process.env.USER || userInfo().username
+  return url.href
+}
+
+/** As needPostgres, for the issue's URL: a role for this user and a database `test`. */
+async function demoDatabase (): Promise<{ skip?: string }> {
+  if (await postgresAnswers(ownUrl())) return {}
+  if (process.env.GATEHOUSE_REQUIRE_POSTGRES === '1') throw new Error(`GATEHOUSE_REQUIRE_POSTGRES=1 but ${DEMO_URL} does not answer (.ci/run makes the role and the database)`)
+  return { skip: `${DEMO_URL} does not answer (a role for this user and a database "test" are needed; set GATEHOUSE_REQUIRE_POSTGRES=1 to fail instead)` }
+}
 
 test('demo routes via inject', async (t) => {
   const demo = await startDemo({ dataDir: t.testdir({}), adminPassword: 'demo-admin-pass' })
@@ -53,4 +75,86 @@ test('the demo entry point: log in, call the admin route, use the printed API ke
   t.ok(await eventually(() => /"msg":"-> GET \/admin 200/.test(output.all())), 'access lines')
   t.equal(await stopChild(child, 'SIGTERM'), 0)
   t.notMatch(output.all(), /demo-admin-pass/, 'the admin password is never logged')
+})
+
+test('on PostgreSQL: the schema migrated on start, the data kept across starts', postgres, async (t) => {
+  const db = await testDatabase()
+  t.teardown(db.drop)
+  const dataDir = t.testdir({})
+  const first = await startDemo({ dataDir, database: { url: db.url } })
+  t.match(first.generatedAdminPassword, /^[A-Za-z0-9_-]{16}$/, 'first start: a generated admin password')
+  t.match(first.apiKey, /^gak_/, 'and a key')
+  const login = await first.server.inject({ method: 'POST', url: '/_server/login', payload: { identity: 'admin', password: first.generatedAdminPassword } })
+  t.equal(login.statusCode, 200)
+  const cookie = String(login.headers['set-cookie']).split(';')[0]!
+  t.same((await first.server.inject({ url: '/admin', headers: { cookie } })).json(), { hello: 'admin', via: 'session' })
+  t.same((await first.server.inject({ url: '/admin', headers: { authorization: `Bearer ${first.apiKey}` } })).json(), { hello: 'demo-ci', via: 'api_key' })
+  await first.close()
+  t.same(readdirSync(dataDir), [], 'nothing written to the data folder')
+
+  const second = await startDemo({ dataDir, database: { url: db.url } })
+  t.teardown(() => second.close())
+  t.equal(second.generatedAdminPassword, undefined, 'the admin is in the database')
+  t.equal(second.apiKey, undefined, 'and the key')
+  t.equal((await second.server.inject({ url: '/admin', headers: { cookie } })).statusCode, 200, 'the session too: it lives in PostgreSQL')
+  const again = await second.server.inject({ method: 'POST', url: '/_server/login', payload: { identity: 'admin', password: first.generatedAdminPassword } })
+  t.equal(again.statusCode, 200, 'the first password still works')
+})
+
+test('the entry point with --database postgres://127.0.0.1/test: log in, the admin route, the API key, stop on SIGTERM', await demoDatabase(), async (t) => {
+  // A schema of this run's own in the shared database `test`, dropped afterwards.
+  const schema = `demo_${randomBytes(6).toString('hex')}`
+  t.teardown(async () => {
+    const client = new pg.Client({ connectionString: ownUrl() })
+    await client.connect()
+    await client.query(`drop schema if exists ${schema} cascade`)
+    await client.end()
+  })
+  const dataDir = t.testdir({})
+  const entry = fileURLToPath(new URL('../src/server.ts', import.meta.url))
+  const child = spawn(process.execPath, ['--import', 'tsx', '--conditions=gatehouse-src', entry, '--database', DEMO_URL, '--schema', schema], {
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', GATEHOUSE_DEMO_DATA: dataDir, GATEHOUSE_ADMIN_PASSWORD: 'demo-admin-pass' },
+    stdio: ['ignore', 'pipe', 'pipe']
+  })
+  t.teardown(() => { if (child.exitCode === null) child.kill('SIGKILL') })
+  const output = collect(child)
+  const ready = await waitForText(child, output, (text) => {
+    const url = /ready at (http:\/\/127\.0\.0\.1:\d+)\//.exec(text)?.[1]
+    const key = /API key \(shown once\): (gak_\S+)/.exec(text)?.[1]
+    return url !== undefined && key !== undefined ? { url, key } : undefined
+  }, { what: 'the demo\'s URL and API key' })
+  t.match(output.all(), `(data in PostgreSQL at 127.0.0.1:5432/test, schema ${schema};`)
+  const login = await fetch(`${ready.url}/_server/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ identity: 'admin', password: 'demo-admin-pass' }) })
+  t.equal(login.status, 200)
+  const cookie = login.headers.get('set-cookie')!.split(';')[0]!
+  t.same(await (await fetch(`${ready.url}/admin`, { headers: { cookie } })).json(), { hello: 'admin', via: 'session' })
+  t.same(await (await fetch(`${ready.url}/admin`, { headers: { authorization: `Bearer ${ready.key}` } })).json(), { hello: 'demo-ci', via: 'api_key' })
+  t.equal(await stopChild(child, 'SIGTERM'), 0)
+  t.same(readdirSync(dataDir), [], 'nothing written to the data folder')
+
+  const client = new pg.Client({ connectionString: ownUrl() })
+  await client.connect()
+  t.teardown(() => client.end())
+  const { rows } = await client.query<{ identity: string }>(`select identity from ${schema}.users order by identity`)
+  t.same(rows.map((row) => row.identity), ['admin'], 'the admin is in the demo\'s schema')
+  t.equal((await client.query(`select 1 from ${schema}.sessions`)).rowCount, 1, 'and the session')
+})
+
+test('the entry point refuses a bad --database in one line, without the password', async (t) => {
+  const entry = fileURLToPath(new URL('../src/server.ts', import.meta.url))
+  for (const [args, code, message] of [
+    [['--database', 'mysql://demo:s3cret-pw@127.0.0.1/test'], 1, /^Cannot start the demo: .*unsupported scheme "mysql:"/],
+    [['--schema', 'x'], 2, /^--schema goes with --database/],
+    [['--databse', 'x'], 2, /^Unknown option '--databse'/]
+  ] as Array<[string[], number, RegExp]>) {
+    const child = spawn(process.execPath, ['--import', 'tsx', '--conditions=gatehouse-src', entry, ...args], {
+      env: { ...process.env, PORT: '0', GATEHOUSE_DEMO_DATA: t.testdir({}), GATEHOUSE_DATABASE_URL: '' },
+      stdio: ['ignore', 'pipe', 'pipe']
+    })
+    const output = collect(child)
+    const exit = await new Promise<number | null>((resolve) => child.on('close', resolve))
+    t.equal(exit, code, args.join(' '))
+    t.match(output.stderr(), message)
+    t.notMatch(output.all(), /s3cret-pw/)
+  }
 })
