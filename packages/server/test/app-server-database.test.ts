@@ -157,6 +157,18 @@ test('the whole flow through real sockets: the admin adds a user and a key, the 
   await allClosed(t, db, 'close()')
 })
 
+test('database: { pool }: the stores share a pool of yours, which close() leaves open', postgres, async (t) => {
+  const db = await database(t)
+  const pool = new pg.Pool({ connectionString: db.url, max: 8, application_name: 'mine' })
+  pool.on('error', () => {})
+  t.teardown(() => pool.end())
+  const { server, base } = await start(t, { database: { pool, migrate: true }, adminPassword: 'admin-password-1' })
+  t.equal((await login(base, 'admin', 'admin-password-1')).status, 200)
+  t.equal((await db.query('select 1 from gatehouse.sessions')).length, 1)
+  await server.close()
+  t.equal((await pool.query('select 1 as one')).rows[0].one, 1, 'the pool still answers')
+})
+
 test('stores given explicitly keep their role; database fills the rest', postgres, async (t) => {
   const db = await database(t)
   const users = new MemoryUserStore({ scrypt: { N: 1024, r: 8, p: 1 } })

@@ -10,7 +10,7 @@ const postgres = await needPostgres()
 const [LATEST] = migrationNames.slice(-1)
 const address = (url: string): string => { const { hostname, port, pathname } = new URL(url); return `${hostname}:${port || '5432'}${pathname}` }
 // Nothing from this process's environment (a stray $GATEHOUSE_DATABASE_URL), except what pg itself reads.
-const run = async (args: string[], env: Record<string, string> = {}) => await gatehouse(['migrate', ...args], { env, cleanEnv: true })
+const run = async (args: string[], env: Record<string, string> = {}, cwd?: string) => await gatehouse(['migrate', ...args], { env, cleanEnv: true, ...(cwd === undefined ? {} : { cwd }) })
 
 test('up, status, down, status, up', postgres, async (t) => {
   const db = await testDatabase()
@@ -105,6 +105,35 @@ test('parallel `migrate up` runs: every one succeeds, each migration runs once',
   t.same(runs.map((r) => r.code), runs.map(() => 0), runs.map((r) => r.stderr).join(''))
   t.same(runs.flatMap((r) => JSON.parse(r.stdout).done).sort(), migrationNames, 'each migration ran exactly once')
   t.equal((await run(['status', '--database', db.url])).code, 0)
+})
+
+test('--config: every distinct PostgreSQL store the file names, each once', postgres, async (t) => {
+  const db = await testDatabase()
+  t.teardown(db.drop)
+  const dir = t.testdir({
+    'gatehouse.yaml': `middleware:
+  session:
+    store: { postgres: '${db.url}', schema: sessions }
+server_app:
+  store: { postgres: '${db.url}' }
+  login:
+    store: { postgres: '${db.url}' }
+`,
+    'folder.yaml': 'server_app:\n  store: ./data\n'
+  })
+  const behind = await run(['status', '--config', 'gatehouse.yaml'], {}, dir)
+  t.equal(behind.code, 1)
+  t.equal(behind.stdout.match(/^database: /gm)?.length, 2, 'two blocks: the users\' and lockout schema (one), the sessions schema')
+  const up = await run(['up', '--config', 'gatehouse.yaml'], {}, dir)
+  t.equal(up.code, 0, up.stderr)
+  t.match(up.stderr, `${address(db.url)} (schema gatehouse): ran `)
+  t.match(up.stderr, `${address(db.url)} (schema sessions): ran `)
+  t.equal((await run(['status', '--config', 'gatehouse.yaml'], {}, dir)).code, 0)
+  const none = await run(['status', '--config', 'folder.yaml'], {}, dir)
+  t.equal(none.code, 1)
+  t.match(none.stderr, /folder\.yaml: the file names no PostgreSQL store/)
+  t.equal((await run(['status', '--config', 'gatehouse.yaml', '--database', db.url], {}, dir)).code, 2, 'one of --config and --database')
+  t.equal((await run(['status', '--config', 'gatehouse.yaml', '--schema', 'x'], {}, dir)).code, 2, '--schema goes with --database')
 })
 
 test('a bad URL: one line naming where it came from, exit 1, nothing connects', async (t) => {
