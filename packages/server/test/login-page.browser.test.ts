@@ -14,9 +14,11 @@ class Shop extends RoutedApplication {
 
 test('the login page in a real browser', { skip: browserSkip() }, async (t) => {
   const server = new AppServer({ logger: false, primary: new Shop(), users: { alice: { password: 'alice-pass', tags: 'ops' } }, login: true })
+  // Closed even when the browser cannot start: a listening server would hold the file open until tap's timeout.
+  t.teardown(() => server.close())
   const base = await server.serve('127.0.0.1', 0)
   const browser = await launch()
-  t.teardown(async () => { await browser.close(); await server.close() })
+  t.teardown(() => browser.close())
 
   await t.test('with JavaScript: sent to the page, sign in, land on next signed in', async (t) => {
     const context = await loopbackContext(browser)
