@@ -7,7 +7,7 @@ import type { ResolvedPostgresOptions } from './options.js'
  * the listener must have answered a heartbeat sent less than this long ago
  * for its silence to mean "nothing changed"; otherwise an entry is trusted
  * this long from its fetch. Heartbeats go every half of it.
- * D-POSTGRES-ID4.
+ * D-POSTGRES-16.
  */
 export const LISTENER_BOUND_MS = 1000
 const HEARTBEAT_MS = LISTENER_BOUND_MS / 2
@@ -51,7 +51,7 @@ export function listenerConfig (options: ResolvedPostgresOptions, pool: pg.Pool)
  * change channel and hands each payload to `onChange`. When it fails, ends
  * or stops answering its heartbeat, it is replaced, with backoff, for as
  * long as the listener is open.
- * D-POSTGRES-ID3, D-POSTGRES-ID4.
+ * D-POSTGRES-15, D-POSTGRES-16.
  */
 export class ChangeListener {
   readonly #config: pg.ClientConfig

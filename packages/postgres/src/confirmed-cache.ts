@@ -40,7 +40,7 @@ const isUnavailable = (err: unknown): boolean => (err as { code?: unknown } | nu
  * Otherwise the row is read again; when that fails for want of the
  * database, the entry is still served until `maxStale` after its last
  * confirmation. Misses for one key share one query.
- * D-POSTGRES-ID2, D-POSTGRES-ID4, D-POSTGRES-ID5.
+ * D-POSTGRES-14, D-POSTGRES-16, D-POSTGRES-17.
  */
 export class ConfirmedCache<V> {
   readonly #known: LruMap<string, Entry<V>>

@@ -43,7 +43,10 @@ export const POSTGRES_UNAVAILABLE = 'GATEHOUSE_POSTGRES_UNAVAILABLE'
 /**
  * The error a store call rejects with when PostgreSQL does not answer in
  * time or cannot be reached: a 503 with Retry-After whose message names no
- * record (the cause keeps the driver's error).
+ * record (the cause keeps the driver's error). On a write it means the
+ * outcome is unknown (the server may have applied it), so every store
+ * write is safe to repeat.
+ * D-POSTGRES-07.
  */
 export function postgresUnavailable (cause: unknown): HttpError {
   return new HttpError(503, 'database unavailable: try again shortly', { code: POSTGRES_UNAVAILABLE, headers: { 'retry-after': '5' }, cause })

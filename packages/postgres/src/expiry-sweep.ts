@@ -43,7 +43,7 @@ export function resolveSweepOptions (options: SweepOptions, store: string): { in
  * LOCKED): instances sweeping at once never wait for each other, and a
  * row renewed meanwhile is kept (the outer condition is checked again on
  * the row as it is when deleted).
- * D-POSTGRES-?? (pgsl-sweep).
+ * D-POSTGRES-11.
  */
 export function sweepStatement (names: SqlNames, table: string): Statement {
   const t = names.table(table)

@@ -120,7 +120,7 @@ export function checkImportedKeys (records: unknown): StoredApiKey[] {
  * each batch is one transaction: an interrupted import keeps the batches
  * done, and running it again adds the rest). `insert` writes one batch and
  * resolves with the rows it added.
- * D-POSTGRES-ID1.
+ * D-POSTGRES-13.
  */
 export async function importInBatches<T> (rows: readonly T[], insert: (batch: readonly T[]) => Promise<number>): Promise<ImportCounts> {
   let added = 0

@@ -3,7 +3,7 @@
  * since the last write: real keys only, since only a verified key is
  * recorded) and written by `write` in one statement every `interval` ms,
  * never per request. A write that fails puts its times back for the next.
- * D-POSTGRES-ID6.
+ * D-POSTGRES-18.
  */
 export class LastUsed {
   #used = new Map<string, number>()

@@ -11,7 +11,7 @@ import { PostgresStore, type ConnectOptions } from './postgres-store.js'
  * keeps the cache right with its own change listener: a dedicated
  * connection LISTENing on the schema's channel, whose notifications drop
  * the entries they name.
- * D-POSTGRES-ID3.
+ * D-POSTGRES-15.
  */
 export abstract class ListeningStore<V> extends PostgresStore {
   protected readonly cache: ConfirmedCache<V>

@@ -73,7 +73,7 @@ function entryOf (row: KeyRow): KeyEntry {
  * ids are cached apart, so a flood of made-up ids never evicts a real key.
  * Last-use times are kept in memory and written in one statement every
  * `lastUsedFlushInterval`, and by `close()`.
- * D-POSTGRES-ID1 … D-POSTGRES-ID6 (provisional ids: docs/wip/postgres-identity-decisions.md).
+ * D-POSTGRES-13 … D-POSTGRES-18.
  */
 export class PostgresApiKeyStore extends ListeningStore<KeyEntry> implements ApiKeyStore {
   readonly #sql: ApiKeyStatements

@@ -123,7 +123,7 @@ export class PostgresSessionStore extends PostgresStore implements SessionStore 
       if (written === 1) return 'written'
       // Nothing matched: what the row is now tells why (a fresh read, so a
       // destroy that won the race reads as gone, a write as a conflict).
-      // D-POSTGRES-?? (pgsl-move).
+      // D-POSTGRES-09.
       const { rows } = await run<{ version: number, live: boolean }>(this.pool, this.#sql.probe, [loaded.key, now])
       const found = rows[0]
       if (found === undefined || !found.live) return 'gone'

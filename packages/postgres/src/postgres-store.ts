@@ -105,6 +105,7 @@ export abstract class PostgresStore {
     // crash, pg_terminate_backend between two statements) would be an
     // unhandled 'error' event and end the process. The next statement then
     // fails on its own ("not queryable"), and the client is discarded.
+    // D-POSTGRES-06.
     const onError = (err: Error): void => { broken = err }
     client.on('error', onError)
     try {

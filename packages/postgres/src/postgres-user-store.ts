@@ -45,7 +45,7 @@ function stored (row: UserRow): StoredUser {
  * session, answers from a bounded cache that change notifications keep
  * right (a change anywhere is seen within a second). Writes are single
  * statements.
- * D-POSTGRES-ID1 … D-POSTGRES-ID5 (provisional ids: docs/wip/postgres-identity-decisions.md).
+ * D-POSTGRES-13 … D-POSTGRES-17.
  */
 export class PostgresUserStore extends ListeningStore<UserStanding> implements UserStore {
   readonly #sql: UserStatements

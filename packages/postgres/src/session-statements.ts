@@ -42,7 +42,7 @@ export function sessionStatements (names: SqlNames): SessionStatements {
     insert: s('insert', `insert into ${t} as s (key, identity, record, expires_at, version) values ($1, $2, $3, $4, $5)
       on conflict (key) do update set identity = excluded.identity, record = excluded.record, expires_at = excluded.expires_at, version = excluded.version
       where s.expires_at <= $6`),
-    // D-POSTGRES-?? (pgsl-move): a regenerated id moves the row (its key changes in
+    // D-POSTGRES-09: a regenerated id moves the row (its key changes in
     // place), so a concurrent destroyAllFor that waits on the row deletes it
     // under its new key; a delete and an insert would let it escape.
     write: s('write', `update ${t} set key = $2, identity = $3, record = $4, expires_at = $5, version = $6

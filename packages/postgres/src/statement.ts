@@ -8,7 +8,7 @@ import type { SqlNames } from './names.js'
  * only bound and run). The name carries the schema and prefix, since a
  * pool you give may serve stores of several deployments, and one name
  * must always mean one text on a connection.
- * D-POSTGRES-?? (pgsl-prepared).
+ * D-POSTGRES-12.
  */
 export interface Statement {
   readonly name: string
@@ -32,7 +32,7 @@ export async function run<R extends pg.QueryResultRow = pg.QueryResultRow> (on: 
 /**
  * `value` as PostgreSQL text can hold it: a NUL (which text cannot hold) becomes U+FFFD,
  * as a lone surrogate already does when pg encodes a string as UTF-8.
- * D-POSTGRES-?? (pgsl-session-row).
+ * D-POSTGRES-08.
  */
 export function asText (value: string): string {
   return value.includes('\u0000') ? value.replaceAll('\u0000', '\uFFFD') : value

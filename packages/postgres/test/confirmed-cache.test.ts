@@ -6,7 +6,7 @@ import { POSTGRES_UNAVAILABLE } from '../src/errors.js'
 
 // The cache's rules on a clock of the test's own (no database, no timers):
 // when an entry is trusted, when it is read again, when a stale one is
-// served. D-POSTGRES-ID2, D-POSTGRES-ID4, D-POSTGRES-ID5.
+// served. D-POSTGRES-14, D-POSTGRES-16, D-POSTGRES-17.
 
 const SETTINGS: CacheSettings = { size: 3, negativeSize: 2, recheckInterval: 30_000, maxStale: 60_000 }
 const away = (): HttpError => new HttpError(503, 'database unavailable', { code: POSTGRES_UNAVAILABLE })

@@ -32,7 +32,7 @@ t.test('PostgresApiKeyStore: a bounded cache; unknown ids kept apart', options, 
   await t.test('a cached key answers synchronously, without a query, for right and wrong secrets', async (t) => {
     const wrong = hot.key.slice(0, -3) + 'AAA'
     // Polled: on a stalled machine a late heartbeat makes the cache read
-    // again once (D-POSTGRES-ID4); the cache rules themselves are proven on
+    // again once (D-POSTGRES-16); the cache rules themselves are proven on
     // a fake clock in confirmed-cache.test.ts.
     await waitUntil(() => {
       counted.reset()

@@ -39,7 +39,7 @@ function statements (n: SqlNames): { up: string[], down: string[] } {
       // stamp) as json, exact text (jsonb refuses \u0000 in a string); the
       // identity again as a column for destroyAllFor; the deadline and the
       // version as columns for the conditional writes. Expired rows count as
-      // absent and are swept by expires_at. D-POSTGRES-?? (pgsl-session-row).
+      // absent and are swept by expires_at. D-POSTGRES-08.
       `create table ${sessions} (
         key text primary key,
         identity text,

@@ -18,7 +18,7 @@ import type { SqlNames } from '../names.js'
 //
 // A row whose expires_at has passed is read as no row, as Redis would have
 // dropped it; a state that holds nothing is deleted, not kept.
-// D-POSTGRES-?? (pgsl-lockout-function): a function, not one upsert.
+// D-POSTGRES-10: a function, not one upsert.
 
 /** The `create function` of the lockout step, for the schema and prefix in `names`. */
 export function lockoutStepFunction (n: SqlNames): { create: string, drop: string } {

@@ -1,5 +1,6 @@
 // A PostgreSQL of a test file's own, for fault tests: the shared one on
 // 5432 is never stopped, frozen or restarted (other tests and agents use it).
+// D-TOOLING-20.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
 import { chownSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
