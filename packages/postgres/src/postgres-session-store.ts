@@ -1,5 +1,4 @@
-import { isPlainObject } from '@fastify-gatehouse/core'
-import type { SessionRecord, SessionStore, SessionWriteCondition, SessionWriteResult } from '@fastify-gatehouse/session'
+import { recordFromStored, storedRecordJson, type SessionRecord, type SessionStore, type SessionWriteCondition, type SessionWriteResult } from '@fastify-gatehouse/session'
 import { GATEHOUSE_POSTGRES_INVALID_OPTIONS } from './errors.js'
 import { ExpirySweeper, resolveSweepOptions, SWEEP_KEYS, type SweepOptions } from './expiry-sweep.js'
 import type { PostgresConnection, PostgresStoreOptions } from './options.js'
@@ -13,12 +12,8 @@ export type PostgresSessionStoreOptions = PostgresConnection & PostgresStoreOpti
   now?: () => number
 }
 
-/** What the record column holds: the record but its deadline and version (columns of their own). */
-interface StoredRecord { identity: string | null, tags: string[], data: Record<string, unknown>, createdAt: number, via?: string, stamp?: string }
-
 interface SessionRow { record: unknown, expires_at: string, version: number }
 
-const text = (value: unknown): string | null => typeof value === 'string' ? value : null
 const UNIQUE_VIOLATION = '23505'
 // A write that touched nothing while the probe finds the row live at the
 // loaded version means it moved and came back between the two (a deleted
@@ -27,31 +22,7 @@ const WRITE_TRIES = 3
 
 /** A record from its row; null when the JSON is not a record (written by hand or by something else). */
 function fromRow (row: SessionRow): SessionRecord | null {
-  const stored = row.record as Partial<StoredRecord> | null
-  if (!isPlainObject(stored) || !Array.isArray(stored.tags) || typeof stored.createdAt !== 'number') return null
-  return {
-    identity: text(stored.identity),
-    tags: stored.tags,
-    data: isPlainObject(stored.data) ? stored.data : {},
-    createdAt: stored.createdAt,
-    expiresAt: Number(row.expires_at),
-    version: row.version,
-    via: text(stored.via),
-    stamp: text(stored.stamp)
-  }
-}
-
-/** The record column: JSON of the record but expiresAt and version; via and stamp only when set. */
-function toJson (record: SessionRecord): string {
-  const stored: StoredRecord = {
-    identity: record.identity,
-    tags: record.tags,
-    data: record.data,
-    createdAt: record.createdAt,
-    ...(record.via === null ? {} : { via: record.via }),
-    ...(record.stamp === null ? {} : { stamp: record.stamp })
-  }
-  return JSON.stringify(stored)
+  return recordFromStored(row.record, Number(row.expires_at), row.version)
 }
 
 /**
@@ -103,7 +74,7 @@ export class PostgresSessionStore extends PostgresStore implements SessionStore 
   async set (key: string, record: SessionRecord, loaded: SessionWriteCondition | null): Promise<SessionWriteResult> {
     const now = Math.floor(this.#now())
     const identity = record.identity === null ? null : asText(record.identity)
-    const json = toJson(record)
+    const json = storedRecordJson(record)
     const expiresAt = Math.floor(record.expiresAt)
     if (loaded === null) {
       const { rowCount } = await run(this.pool, this.#sql.insert, [key, identity, json, expiresAt, record.version, now])

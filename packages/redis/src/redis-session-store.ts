@@ -1,4 +1,4 @@
-import type { SessionRecord, SessionStore, SessionWriteCondition, SessionWriteResult } from '@fastify-gatehouse/session'
+import { recordFromStored, storedRecordJson, type SessionRecord, type SessionStore, type SessionWriteCondition, type SessionWriteResult } from '@fastify-gatehouse/session'
 import { GATEHOUSE_REDIS_SCRIPT } from './errors.js'
 import type { RedisConnection, RedisStoreOptions } from './options.js'
 import { RedisStore } from './redis-store.js'
@@ -10,10 +10,7 @@ export type RedisSessionStoreOptions = RedisConnection & RedisStoreOptions
 /** The default key prefix of {@link RedisSessionStore}. */
 export const SESSION_PREFIX = 'gatehouse:sess:'
 
-interface StoredRecord { identity: string | null, tags: string[], data: Record<string, unknown>, createdAt: number, via?: string | null, stamp?: string | null }
-
 const RESULTS: ReadonlySet<unknown> = new Set(['written', 'gone', 'conflict'])
-const text = (value: unknown): string | null => typeof value === 'string' ? value : null
 
 /**
  * A record from its hash fields; a record without a version (written before versions existed) reads as version 0.
@@ -23,23 +20,13 @@ function parse (json: string | null, expires: string | null, version: string | n
   if (json === null || expires === null) return null
   const expiresAt = Number(expires)
   if (!(expiresAt > now)) return null
-  let stored: StoredRecord
+  let stored: unknown
   try {
-    stored = JSON.parse(json) as StoredRecord
+    stored = JSON.parse(json)
   } catch {
     return null
   }
-  if (stored === null || typeof stored !== 'object' || !Array.isArray(stored.tags) || typeof stored.createdAt !== 'number') return null
-  return {
-    identity: text(stored.identity),
-    tags: stored.tags,
-    data: stored.data ?? {},
-    createdAt: stored.createdAt,
-    expiresAt,
-    version: Number(version ?? 0) || 0,
-    via: text(stored.via),
-    stamp: text(stored.stamp)
-  }
+  return recordFromStored(stored, expiresAt, Number(version ?? 0) || 0)
 }
 
 /**
@@ -90,19 +77,10 @@ export class RedisSessionStore extends RedisStore implements SessionStore {
 
   /** A conditional write in one Lua round trip (see {@link SessionStore.set}). */
   async set (key: string, record: SessionRecord, loaded: SessionWriteCondition | null): Promise<SessionWriteResult> {
-    // via and stamp only when set: an anonymous session stays small.
-    const stored: StoredRecord = {
-      identity: record.identity,
-      tags: record.tags,
-      data: record.data,
-      createdAt: record.createdAt,
-      ...(record.via === null ? {} : { via: record.via }),
-      ...(record.stamp === null ? {} : { stamp: record.stamp })
-    }
     const identity = record.identity ?? ''
     const from = loaded?.key ?? key
     const result = await this.run(setSession.run(this.connection.client, [this.prefix + key, this.prefix + from, this.#indexPrefix + identity],
-      [this.#indexPrefix, this.prefix, JSON.stringify(stored), Math.floor(record.expiresAt), identity, Date.now(), key,
+      [this.#indexPrefix, this.prefix, storedRecordJson(record), Math.floor(record.expiresAt), identity, Date.now(), key,
         loaded === null ? '' : String(loaded.version), String(record.version), from]))
     if (!RESULTS.has(result)) throw new GATEHOUSE_REDIS_SCRIPT(`unexpected answer from the session write script: ${String(result)}`)
     return result as SessionWriteResult

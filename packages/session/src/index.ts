@@ -38,6 +38,7 @@ export type { SessionLoginOptions, SessionChange, SessionTimes, SessionWrite } f
 export { MemorySessionStore, memorySessionStoreDefaults } from './memory-session-store.js'
 export type { MemorySessionStoreOptions } from './memory-session-store.js'
 export type { SessionRecord, SessionStore, SessionWriteCondition, SessionWriteResult } from './session-store.js'
+export { recordFromStored, storedRecordJson } from './stored-record.js'
 // Was declared here; now core's (the same type), kept for importers.
 export type { MaybePromise } from '@fastify-gatehouse/core'
 export { isSessionId, newSessionId, sessionKey } from './session-id.js'

@@ -1,16 +1,7 @@
-import { createServer } from 'node:http'
-import type { AddressInfo } from 'node:net'
 // The provider set-up is shared with the demo's --with-local-idp (one place).
 import { startLocalIdp } from '../../../../examples/demo/src/local-idp.js'
 
-/** A free TCP port on loopback (bound and released: good enough for tests). */
-export async function freePort (): Promise<number> {
-  const server = createServer()
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as AddressInfo
-  await new Promise((resolve) => server.close(resolve))
-  return port
-}
+export { freePort } from '../../../../test-helpers/port.js'
 
 export interface TestIdp {
   issuer: string

@@ -1,0 +1,44 @@
+import { isPlainObject } from '@fastify-gatehouse/core'
+import type { SessionRecord } from './session-store.js'
+
+/** A record as a shared store keeps it beside its deadline and version. */
+interface StoredRecord { identity: string | null, tags: string[], data: Record<string, unknown>, createdAt: number, via?: string | null, stamp?: string | null }
+
+const text = (value: unknown): string | null => typeof value === 'string' ? value : null
+
+/**
+ * The JSON a shared store (Redis, PostgreSQL) keeps of a record: all of it
+ * but `expiresAt` and `version`, which the store keeps where its
+ * conditional writes can compare them; `via` and `stamp` only when set, so
+ * an anonymous session stays small.
+ */
+export function storedRecordJson (record: SessionRecord): string {
+  const stored: StoredRecord = {
+    identity: record.identity,
+    tags: record.tags,
+    data: record.data,
+    createdAt: record.createdAt,
+    ...(record.via === null ? {} : { via: record.via }),
+    ...(record.stamp === null ? {} : { stamp: record.stamp })
+  }
+  return JSON.stringify(stored)
+}
+
+/**
+ * The record from what {@link storedRecordJson} wrote (already parsed), its
+ * deadline and its version; null when it is not a record (written by hand,
+ * or by something else).
+ */
+export function recordFromStored (stored: unknown, expiresAt: number, version: number): SessionRecord | null {
+  if (!isPlainObject(stored) || !Array.isArray(stored.tags) || typeof stored.createdAt !== 'number') return null
+  return {
+    identity: text(stored.identity),
+    tags: stored.tags as string[],
+    data: isPlainObject(stored.data) ? stored.data : {},
+    createdAt: stored.createdAt,
+    expiresAt,
+    version,
+    via: text(stored.via),
+    stamp: text(stored.stamp)
+  }
+}
