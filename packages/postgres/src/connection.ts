@@ -58,7 +58,9 @@ export function unavailableOr (err: unknown): never {
 /** Where a pool leads, for messages: host:port/database, never a password. */
 export function poolAddress (options: ResolvedPostgresOptions): string {
   if (options.url !== undefined) return describeUrl(options.url)
-  const { host, port, database } = (options.pool as unknown as { options?: { host?: string, port?: number, database?: string } }).options ?? {}
+  const { connectionString, host, port, database } = (options.pool as unknown as { options?: { connectionString?: string, host?: string, port?: number, database?: string } }).options ?? {}
+  // A pool made from a URL keeps it as connectionString, not as host/port/database.
+  if (connectionString !== undefined && host === undefined && URL.canParse(connectionString)) return describeUrl(connectionString)
   return `${host ?? 'localhost'}:${port ?? 5432}/${database ?? '(default database)'}`
 }
 
