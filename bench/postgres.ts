@@ -3,7 +3,7 @@
 // and 1 000 000 rows in the tables, the memory of an instance, and session
 // get/set beside Redis. Works in a database of its own on loopback,
 // created here and dropped at the end; each part runs in its own process
-// (lib/postgres-worker.ts).
+// (lib/postgres-worker.ts). D-BENCH-?? (pgbench-method).
 //   node --import tsx postgres.ts [--sizes 1000,1000000] [--misses 3000] [--touches 100000]
 //     [--part-minutes 6] [--total-minutes 20] [--no-pin] [--write]
 import { execFileSync, fork, type ChildProcess } from 'node:child_process'

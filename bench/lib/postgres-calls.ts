@@ -104,7 +104,10 @@ async function cachedRows (rows: Rows, ids: { file: string, memory: string, pg: 
 
 const latencyCell = (wallMs: readonly number[]): string => `${fixed(quantile(wallMs, 0.5))} / ${fixed(quantile(wallMs, 0.99))} / ${fixed(wallMs[wallMs.length - 1]!)}`
 
-/** Key issue and revoke: CPU ms (mean) / wall ms (median) per operation; each key checked afterwards, untimed. */
+/**
+ * Key issue and revoke: CPU ms (mean) / wall ms (median) per operation;
+ * each key checked afterwards, untimed. D-BENCH-?? (pgbench-changes).
+ */
 async function keyChanges (rows: Rows, prefix: string, store: ApiKeyStore): Promise<void> {
   const issued: Array<{ key: string, keyId: string }> = []
   const cell = (c: { cpuMs: number, wallMs: number }): Cell => `${fixed(c.cpuMs)} / ${fixed(c.wallMs)}`

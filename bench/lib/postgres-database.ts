@@ -67,7 +67,7 @@ const b64 = (expression: string): string => `translate(rtrim(encode(sha256(conve
  * verifies; user i is `user-<i in 6 digits>` with `passwordHash`. The
  * change-notification triggers are off while seeding (a million
  * notifications nobody listens to); no store is connected meanwhile.
- * Answers the seconds it took.
+ * Answers the seconds it took. D-BENCH-?? (pgbench-method).
  */
 export async function seedRows (url: string, from: number, to: number, passwordHash: string): Promise<number> {
   const start = performance.now()

@@ -15,6 +15,7 @@ const turn = (): Promise<void> => new Promise((resolve) => { setImmediate(resolv
  * run the PostgreSQL stores' change listener, whose heartbeat keeps their
  * cache entries trusted (growth-measure's `microsPerCall` never lets the
  * loop turn, and after a second every entry would be read again).
+ * D-BENCH-?? (pgbench-method).
  */
 export async function microsPerCallTurning (call: (k: number) => unknown, cpuBudgetMs: number, batch = 500): Promise<{ micros: number, calls: number }> {
   let k = 0
