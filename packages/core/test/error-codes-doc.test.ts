@@ -10,11 +10,14 @@ const ROOT = fileURLToPath(new URL('../../../', import.meta.url))
 /** Every `'GATEHOUSE_…'` string literal in the packages' sources: the codes they can throw. */
 async function codesInSources (): Promise<Set<string>> {
   const codes = new Set<string>()
-  for (const pkg of await readdir(join(ROOT, 'packages'))) {
+  const packages = await readdir(join(ROOT, 'packages'))
+  // A code names its package (GATEHOUSE_<PACKAGE>_…); other GATEHOUSE_ strings are environment variables.
+  const ofPackage = new RegExp(`^GATEHOUSE_(${packages.map((p) => p.toUpperCase()).join('|')})_`)
+  for (const pkg of packages) {
     const src = join(ROOT, 'packages', pkg, 'src')
     const files = await readdir(src, { recursive: true }).catch(() => [] as string[])
     for (const file of files.filter((f) => f.endsWith('.ts'))) {
-      for (const match of (await readFile(join(src, file), 'utf8')).matchAll(/'(GATEHOUSE_[A-Z0-9_]+)'/g)) codes.add(match[1]!)
+      for (const match of (await readFile(join(src, file), 'utf8')).matchAll(/'(GATEHOUSE_[A-Z0-9_]+)'/g)) if (ofPackage.test(match[1]!)) codes.add(match[1]!)
     }
   }
   return codes

@@ -33,7 +33,7 @@ test('the umbrella bin runs the CLI (after pnpm build)', async (t) => {
   }
   const help = await run(['--help'])
   t.equal(help.code, 0, help.stderr)
-  t.match(help.stdout, /^gatehouse: run a Gatehouse server; manage its API keys and users\./)
+  t.match(help.stdout, /^gatehouse: run a Gatehouse server; manage its API keys, users and PostgreSQL schema\./)
   t.match(help.stdout, /gatehouse users hash/)
 
   const dir = t.testdir({})
