@@ -1,5 +1,5 @@
-import { test } from 'tap'
-import { spawn } from 'node:child_process'
+import { test, type Test } from 'tap'
+import { spawn, type ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { readdirSync } from 'node:fs'
 import { userInfo } from 'node:os'
@@ -25,6 +25,24 @@ async function demoDatabase (): Promise<{ skip?: string }> {
   if (await postgresAnswers(ownUrl())) return {}
   if (process.env.GATEHOUSE_REQUIRE_POSTGRES === '1') throw new Error(`GATEHOUSE_REQUIRE_POSTGRES=1 but ${DEMO_URL} does not answer (.ci/run makes the role and the database)`)
   return { skip: `${DEMO_URL} does not answer (a role for this user and a database "test" are needed; set GATEHOUSE_REQUIRE_POSTGRES=1 to fail instead)` }
+}
+
+const ENTRY = fileURLToPath(new URL('../src/server.ts', import.meta.url))
+
+/** Starts the demo's entry point with `args` (data in `dataDir`, the admin password set) and waits for its URL and API key. */
+async function runEntry (t: Test, args: string[], dataDir: string): Promise<{ child: ChildProcess, output: ReturnType<typeof collect>, ready: { url: string, key: string } }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', '--conditions=gatehouse-src', ENTRY, ...args], {
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', GATEHOUSE_DEMO_DATA: dataDir, GATEHOUSE_ADMIN_PASSWORD: 'demo-admin-pass' },
+    stdio: ['ignore', 'pipe', 'pipe']
+  })
+  t.teardown(() => { if (child.exitCode === null) child.kill('SIGKILL') })
+  const output = collect(child)
+  const ready = await waitForText(child, output, (text) => {
+    const url = /ready at (http:\/\/127\.0\.0\.1:\d+)\//.exec(text)?.[1]
+    const key = /API key \(shown once\): (gak_\S+)/.exec(text)?.[1]
+    return url !== undefined && key !== undefined ? { url, key } : undefined
+  }, { what: 'the demo\'s URL and API key' })
+  return { child, output, ready }
 }
 
 test('demo routes via inject', async (t) => {
@@ -53,18 +71,7 @@ test('a second start keeps the data and prints nothing secret again', async (t) 
 })
 
 test('the demo entry point: log in, call the admin route, use the printed API key, stop on SIGTERM', async (t) => {
-  const entry = fileURLToPath(new URL('../src/server.ts', import.meta.url))
-  const child = spawn(process.execPath, ['--import', 'tsx', '--conditions=gatehouse-src', entry], {
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', GATEHOUSE_DEMO_DATA: t.testdir({}), GATEHOUSE_ADMIN_PASSWORD: 'demo-admin-pass' },
-    stdio: ['ignore', 'pipe', 'pipe']
-  })
-  t.teardown(() => { if (child.exitCode === null) child.kill('SIGKILL') })
-  const output = collect(child)
-  const ready = await waitForText(child, output, (text) => {
-    const url = /ready at (http:\/\/127\.0\.0\.1:\d+)\//.exec(text)?.[1]
-    const key = /API key \(shown once\): (gak_\S+)/.exec(text)?.[1]
-    return url !== undefined && key !== undefined ? { url, key } : undefined
-  }, { what: 'the demo\'s URL and API key' })
+  const { child, output, ready } = await runEntry(t, [], t.testdir({}))
   const login = await fetch(`${ready.url}/_server/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ identity: 'admin', password: 'demo-admin-pass' }) })
   t.equal(login.status, 200)
   const cookie = login.headers.get('set-cookie')!.split(';')[0]!
@@ -111,18 +118,7 @@ test('the entry point with --database postgres://127.0.0.1/test: log in, the adm
     await client.end()
   })
   const dataDir = t.testdir({})
-  const entry = fileURLToPath(new URL('../src/server.ts', import.meta.url))
-  const child = spawn(process.execPath, ['--import', 'tsx', '--conditions=gatehouse-src', entry, '--database', DEMO_URL, '--schema', schema], {
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', GATEHOUSE_DEMO_DATA: dataDir, GATEHOUSE_ADMIN_PASSWORD: 'demo-admin-pass' },
-    stdio: ['ignore', 'pipe', 'pipe']
-  })
-  t.teardown(() => { if (child.exitCode === null) child.kill('SIGKILL') })
-  const output = collect(child)
-  const ready = await waitForText(child, output, (text) => {
-    const url = /ready at (http:\/\/127\.0\.0\.1:\d+)\//.exec(text)?.[1]
-    const key = /API key \(shown once\): (gak_\S+)/.exec(text)?.[1]
-    return url !== undefined && key !== undefined ? { url, key } : undefined
-  }, { what: 'the demo\'s URL and API key' })
+  const { child, output, ready } = await runEntry(t, ['--database', DEMO_URL, '--schema', schema], dataDir)
   t.match(output.all(), `(data in PostgreSQL at 127.0.0.1:5432/test, schema ${schema};`)
   const login = await fetch(`${ready.url}/_server/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ identity: 'admin', password: 'demo-admin-pass' }) })
   t.equal(login.status, 200)
@@ -141,13 +137,12 @@ test('the entry point with --database postgres://127.0.0.1/test: log in, the adm
 })
 
 test('the entry point refuses a bad --database in one line, without the password', async (t) => {
-  const entry = fileURLToPath(new URL('../src/server.ts', import.meta.url))
   for (const [args, code, message] of [
     [['--database', 'mysql://demo:s3cret-pw@127.0.0.1/test'], 1, /^Cannot start the demo: .*unsupported scheme "mysql:"/],
     [['--schema', 'x'], 2, /^--schema goes with --database/],
     [['--databse', 'x'], 2, /^Unknown option '--databse'/]
   ] as Array<[string[], number, RegExp]>) {
-    const child = spawn(process.execPath, ['--import', 'tsx', '--conditions=gatehouse-src', entry, ...args], {
+    const child = spawn(process.execPath, ['--import', 'tsx', '--conditions=gatehouse-src', ENTRY, ...args], {
       env: { ...process.env, PORT: '0', GATEHOUSE_DEMO_DATA: t.testdir({}), GATEHOUSE_DATABASE_URL: '' },
       stdio: ['ignore', 'pipe', 'pipe']
     })
