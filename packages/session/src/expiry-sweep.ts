@@ -4,23 +4,25 @@ import type { LruMap } from '@fastify-gatehouse/core'
 export const SWEEP_STEP = 4
 
 /**
- * A round-robin cursor over an {@link LruMap} of records with an
- * `expiresAt`, so expired records go without a timer (nothing to close):
- * each `step` examines the next few entries, dropping the expired ones, and
- * starts over from the least recently used end when it reaches the other.
- * O(1) per step, and every entry is examined within one pass of
- * `map.size / SWEEP_STEP` steps.
+ * Expired records go without a timer (nothing to close): each `step`
+ * examines the few least recently used entries of an {@link LruMap} of
+ * records with an `expiresAt` and drops the expired ones. O(1) per step.
  *
- * The cursor is the Map's own live iterator: an entry deleted before the
- * cursor reaches it is skipped, an entry re-inserted (a use moves it to the
- * most recent end) is met again later in the pass, and an entry that no one
- * uses (an expired one) keeps its place, so the cursor always gets to it.
+ * From the least recently used end, with a new iterator every step: a
+ * record no one uses drifts to that end as others are used, and an idle
+ * deadline is counted from the last use, so that end is where idle records
+ * expire first; reads move the busy records away from it, so traffic of any
+ * mix never keeps the sweep from them. A record that reached its absolute
+ * lifetime while still in use is dropped when it is next met (every read
+ * checks `expiresAt`), or by this sweep once it stops being used. No
+ * iterator is kept between steps: a live Map iterator left unadvanced holds
+ * on to every table the Map outgrows, and a cursor the reads keep
+ * overtaking never finishes a pass (both seen in review).
  * D-SESSION-16.
  */
 export class ExpirySweep<V extends { readonly expiresAt: number }> {
   readonly #map: LruMap<string, V>
   readonly #drop: (key: string) => void
-  #cursor: Iterator<[string, V]> | null = null
 
   /**
    * @param map the records swept
@@ -31,29 +33,20 @@ export class ExpirySweep<V extends { readonly expiresAt: number }> {
     this.#drop = drop
   }
 
-  /** Examines up to `count` entries after the cursor; returns how many were expired and dropped. */
+  /** Examines the `count` least recently used entries; returns how many were expired and dropped. */
   step (now: number, count = SWEEP_STEP): number {
-    let dropped = 0
-    for (let examined = 0; examined < count; examined++) {
-      this.#cursor ??= this.#map.entries()
-      const next = this.#cursor.next()
-      if (next.done === true) {
-        // One pass done; the next step starts a new one (a small map is not swept twice in a step).
-        this.#cursor = null
-        break
-      }
-      const [key, record] = next.value
-      if (record.expiresAt <= now) {
-        this.#drop(key)
-        dropped++
-      }
+    const expired: string[] = []
+    let examined = 0
+    for (const [key, record] of this.#map.entries()) {
+      if (record.expiresAt <= now) expired.push(key)
+      if (++examined >= count) break
     }
-    return dropped
+    for (const key of expired) this.#drop(key)
+    return expired.length
   }
 
   /** Examines every entry now (O(n)); returns how many were dropped. */
   all (now: number): number {
-    this.#cursor = null
     let dropped = 0
     // Deleting the entry just met is safe for a Map iterator.
     for (const [key, record] of this.#map.entries()) {

@@ -150,7 +150,7 @@ test('MemorySessionStore: ordinary traffic sweeps a store full of expired record
   clock.advance(1000)
   t.same(store.sizes, { anonymous: n, signedIn: n + 1 }, 'expired records are held until something meets them')
 
-  // Ordinary traffic: new visitors, sign-ins, touches and logouts of the new sessions; never a read of an old one.
+  // Ordinary traffic: new visitors, sign-ins, touches and logouts of the new sessions, eight reads per write; never a read of an old one.
   let writes = 0
   const live: string[] = []
   while (store.size > live.length + 1) {
@@ -160,6 +160,8 @@ test('MemorySessionStore: ordinary traffic sweeps a store full of expired record
     else if (i % 4 === 2) store.touch(live.at(-1) ?? 'keeper', clock.now() + 3_600_000)
     else store.destroy(`new-anon${i - 3}`)
     if (i % 4 === 1) live.push(`new-user${i}`)
+    // Reads outnumber writes: each moves a live session to the recent end.
+    for (let r = 0; r < 8; r++) store.get(live[(i + r) % Math.max(1, live.length)] ?? 'keeper')
     if (writes > 4 * n) break
   }
   t.comment(`${2 * n} expired records swept by ${writes} writes`)

@@ -4,7 +4,7 @@ import { dirname } from 'node:path'
 import { GATEHOUSE_AUTH_STORE_FILE, GATEHOUSE_AUTH_STORE_INPUT, storeFull } from '../errors.js'
 import { withFileLock } from './file-lock.js'
 import { encodeEntry, headerLine, headerProblem, parseEntry, parseHeader, USED_PER_LINE, type Entry, type Header, type RecordKind, type Table } from './journal-format.js'
-import { readHead, readLines } from './journal-reader.js'
+import { MAX_LINE_BYTES, readHead, readLines } from './journal-reader.js'
 import { JournalState } from './journal-state.js'
 import type { StoreLimits } from './store-limits.js'
 import { TimeSlice } from './time-slice.js'
@@ -130,9 +130,18 @@ export class JournalFile<R, T extends Table<R>> {
       const header = parseHeader(head.line)
       const signature = header === undefined ? `${info.ino}:${info.size}:${info.mtimeMs}` : `${info.ino}:${header.id}`
       const state = this.#state
-      if (state.file.format === 2 && state.file.signature === signature && info.size >= state.offset) {
+      if (state.file.format === 2 && state.file.signature === signature && info.size >= state.offset && await endsLine(file, state.offset)) {
         // The same journal, perhaps grown: apply the new lines to the records in use.
-        if (info.size > state.offset) await this.#readInto(state, file, info.size)
+        if (info.size > state.offset) {
+          try {
+            await this.#readInto(state, file, info.size)
+          } catch (err) {
+            // A file rewritten in place (an editor saving over it keeps the
+            // inode and the header) reads as garbage from the old offset:
+            // read it whole before calling it corrupt.
+            this.#state = await this.#load(file, info.size, header, head.end, signature).catch(() => { throw err })
+          }
+        }
       } else if (!(state.file.format === 1 && state.file.signature === signature)) {
         if (this.#failed?.signature === `${signature}:${info.size}`) throw this.#failed.error
         try {
@@ -148,6 +157,9 @@ export class JournalFile<R, T extends Table<R>> {
         await truncate(this.path, this.#state.offset)
       }
       this.checkedAt = started
+    } catch (err) {
+      // Every failure names the file (a directory at the path, a line too long, an I/O error).
+      throw (err as { code?: unknown }).code === 'GATEHOUSE_AUTH_STORE_FILE' ? err : this.#fileError((err as Error).message)
     } finally {
       await file.close()
     }
@@ -224,6 +236,7 @@ export class JournalFile<R, T extends Table<R>> {
       if (slice.due()) await slice.pause()
     }
     const sizes = lines.map((line) => Buffer.byteLength(line))
+    if (sizes.some((size) => size > MAX_LINE_BYTES)) throw new GATEHOUSE_AUTH_STORE_INPUT(`${kind.noun} record: over ${MAX_LINE_BYTES} bytes as a journal line (too many tags?)`)
     const bytes = sizes.reduce((a, b) => a + b, 0)
     if (grows === 1) this.#checkRoom(bytes)
     const live = table.size + grows
@@ -327,4 +340,16 @@ function * recordsAfter<R, T extends Table<R>> (table: T, entry: Entry<R>, kind:
     yield at === undefined ? record : kind.withLastUse!(record, at)?.record ?? record
   }
   if (put !== undefined && !table.has(replaced!)) yield put
+}
+
+/**
+ * Whether the byte before `offset` is a line's end: a journal read up to
+ * `offset` that was since rewritten in place (same inode and header) almost
+ * never has its old line boundary there, and is then read whole.
+ */
+async function endsLine (file: FileHandle, offset: number): Promise<boolean> {
+  if (offset === 0) return true
+  const byte = Buffer.alloc(1)
+  const { bytesRead } = await file.read(byte, 0, 1, offset - 1)
+  return bytesRead === 1 && byte[0] === 0x0a
 }

@@ -5,6 +5,17 @@ const CHUNK = 1024 * 1024
 const NEWLINE = 0x0a
 
 /**
+ * The longest line a journal may hold (bytes). Real lines are far shorter
+ * (a record is well under 64 KiB; a line of last uses about 47 KiB): a
+ * longer one would be parsed in one synchronous step, stalling the event
+ * loop, so writers refuse it and readers stop at it, naming the line.
+ */
+export const MAX_LINE_BYTES = 1024 * 1024
+
+/** A line over {@link MAX_LINE_BYTES}. */
+export class LineTooLong extends Error {}
+
+/**
  * Calls `onLine` for each complete line of `file` from byte `start` up to
  * byte `end` (the size seen by the caller's `stat`), with the line's size
  * in bytes (its `\n` included); resolves with the offset after the last
@@ -37,11 +48,13 @@ export async function readLines (file: FileHandle, start: number, end: number, o
         carry = []
       }
       const lineEnd = chunkStart + at + 1
+      if (lineEnd - lineStart > MAX_LINE_BYTES) throw new LineTooLong(`a line longer than ${MAX_LINE_BYTES} bytes at byte ${lineStart}`)
       onLine(line, lineEnd - lineStart)
       lineStart = lineEnd
       from = at + 1
       if (slice.due()) await slice.pause()
     }
+    if (position - lineStart > MAX_LINE_BYTES) throw new LineTooLong(`a line longer than ${MAX_LINE_BYTES} bytes at byte ${lineStart}`)
     // A copy: the next chunk gets a buffer of its own anyway, and this one may be large.
     if (from < bytesRead) carry.push(Buffer.from(buffer.subarray(from, bytesRead)))
   }
