@@ -140,3 +140,9 @@ test('limits and intervals are checked when the store opens: boot errors naming 
     await t.rejects(open(), { code: 'GATEHOUSE_AUTH_INVALID_CONFIG', statusCode: 500, message }, message)
   }
 })
+
+test('an unknown option of a file store is a boot error naming it (a typo never falls back to a default)', async (t) => {
+  const dir = t.testdir({})
+  await t.rejects(FileUserStore.open(join(dir, 'users.json'), { maxFileSize: 1 } as never), { code: 'GATEHOUSE_AUTH_INVALID_CONFIG', message: /FileUserStore maxFileSize: unknown option/ })
+  await t.rejects(FileApiKeyStore.open(join(dir, 'keys.json'), { watch_interval: 5 } as never), { code: 'GATEHOUSE_AUTH_INVALID_CONFIG', message: /FileApiKeyStore watch_interval: unknown option/ })
+})

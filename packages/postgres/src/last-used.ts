@@ -25,6 +25,7 @@ export class LastUsed {
   // Writes run one after the other (the timer's and close()'s).
   #queue: Promise<void> = Promise.resolve()
   #earlyAt = -Infinity
+  #waiting: Promise<void> | null = null
 
   constructor (interval: number, write: (ids: string[], ats: string[]) => Promise<unknown>) {
     this.#interval = interval
@@ -56,7 +57,13 @@ export class LastUsed {
 
   /** Writes what is pending (after any write under way); rejects when the statement fails. */
   flush (): Promise<void> {
-    const run = this.#queue.then(() => this.#flushOnce())
+    // A write already waiting will take whatever is pending when it starts: callers share it.
+    if (this.#waiting !== null) return this.#waiting
+    const run = this.#queue.then(() => {
+      this.#waiting = null
+      return this.#flushOnce()
+    })
+    this.#waiting = run
     this.#queue = run.catch(() => {})
     return run
   }
@@ -73,7 +80,9 @@ export class LastUsed {
       } catch (err) {
         for (const id of ids.slice(from)) {
           const at = used.get(id)!
-          if (!((this.#used.get(id) ?? -1) >= at)) this.#used.set(id, at)
+          const now = this.#used.get(id)
+          // Put back within the bound: times recorded meanwhile count too.
+          if (now === undefined ? this.#used.size < LAST_USED_MAX_PENDING : now < at) this.#used.set(id, at)
         }
         throw err
       }

@@ -34,7 +34,7 @@ function migrator (pool: import('pg').Pool, options: ResolvedPostgresOptions): M
 
 async function withPool<T> (options: MigrateOptions, what: string, work: (pool: import('pg').Pool, resolved: ResolvedPostgresOptions) => Promise<T>): Promise<T> {
   // Migrations may rewrite tables: no statement timeout beyond an hour.
-  const resolved = resolvePostgresOptions({ statementTimeout: 3_600_000, ...options }, what)
+  const resolved = resolvePostgresOptions(options.pool === undefined ? { statementTimeout: 3_600_000, ...options } : options, what)
   const { pool, owned } = openPool(resolved)
   try {
     await checkReachable(pool, resolved, what)

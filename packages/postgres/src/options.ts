@@ -104,6 +104,15 @@ export function resolvePostgresOptions (options: PostgresConnection & PostgresSt
   if (pool !== undefined && (typeof pool !== 'object' || pool === null || typeof (pool as { query?: unknown }).query !== 'function' || typeof (pool as { connect?: unknown }).connect !== 'function')) {
     throw new GATEHOUSE_POSTGRES_INVALID_OPTIONS(`${store} pool`, 'expected a pg Pool')
   }
+  if (pool !== undefined) {
+    // Timeouts and size are the pool's own (connectionTimeoutMillis, statement_timeout, query_timeout, max): refused here, not ignored.
+    for (const key of ['connectTimeout', 'statementTimeout', 'poolSize'] as const) {
+      if (options[key] !== undefined) throw new GATEHOUSE_POSTGRES_INVALID_OPTIONS(`${store} ${key}`, 'applies to a pool the store opens from a url; set it on the pool you give')
+    }
+  }
+  for (const key of ['schema', 'tablePrefix'] as const) {
+    if (options[key] === null) throw new GATEHOUSE_POSTGRES_INVALID_OPTIONS(`${store} ${key}`, 'null; leave it out for the default')
+  }
   return Object.freeze({
     store,
     url: url === undefined ? undefined : withDefaultUser(checkPostgresUrl(url, `${store} url`)),

@@ -1,13 +1,16 @@
 import type pg from 'pg'
+import { sha256 } from '@fastify-gatehouse/core'
 import { unavailableOr } from './connection.js'
 import type { SqlNames } from './names.js'
 
 /**
  * A statement a store runs on every request: its text, and a name under
  * which each connection prepares it once (parsed and planned once, then
- * only bound and run). The name carries the schema and prefix, since a
- * pool you give may serve stores of several deployments, and one name
- * must always mean one text on a connection.
+ * only bound and run). A pool you give may serve stores of several
+ * deployments, and one name must always mean one text on a connection:
+ * the name ends with a digest of the schema, prefix and text. PostgreSQL
+ * compares only the first 63 bytes of a name, so the name is kept short
+ * (`gatehouse:<what>:<16 characters>`), whatever the schema and prefix.
  * D-POSTGRES-12.
  */
 export interface Statement {
@@ -17,7 +20,9 @@ export interface Statement {
 
 /** A {@link Statement} named `<what>` within the schema and prefix of `names`. */
 export function statement (names: SqlNames, what: string, text: string): Statement {
-  return Object.freeze({ name: `gatehouse.${names.schema}.${names.tablePrefix}.${what}`, text })
+  const name = `gatehouse:${what}:${sha256(`${names.schema}\0${names.tablePrefix}\0${text}`).slice(0, 16)}`
+  if (Buffer.byteLength(name) > 63) throw new Error(`statement name over 63 bytes: ${name}`)
+  return Object.freeze({ name, text })
 }
 
 /** Runs a prepared statement; a database that is away becomes `GATEHOUSE_POSTGRES_UNAVAILABLE`. */

@@ -151,7 +151,7 @@ test('PostgresLockoutStore sweeps leftover rows in bounded batches', postgres, a
   await store.claim('live', policy, now)
   pool.statements.length = 0
   t.equal(await store.sweep(), 1000)
-  t.same(pool.statements.filter((s) => s.name?.endsWith('lockout.sweep')).map((s) => s.rowCount), [400, 400, 200], 'batches of sweepBatch')
+  t.same(pool.statements.filter((s) => s.name?.startsWith('gatehouse:lockout.sweep:')).map((s) => s.rowCount), [400, 400, 200], 'batches of sweepBatch')
   t.same((await db.pool.query('select key from gatehouse.lockout')).rows, [{ key: 'live' }])
 
   const timed = await PostgresLockoutStore.connect({ pool, sweepInterval: 20 })

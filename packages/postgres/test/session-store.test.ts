@@ -109,7 +109,7 @@ test('PostgresSessionStore sweeps expired rows in bounded batches, by its clock'
   for (let i = 0; i < 10; i++) await store.set(`live${i}`, record('alice', now + 60_000), null)
   pool.statements.length = 0
   t.equal(await store.sweep(), 2500, 'every expired row')
-  const sweeps = pool.statements.filter((entry) => entry.name?.endsWith('sessions.sweep'))
+  const sweeps = pool.statements.filter((entry) => entry.name?.startsWith('gatehouse:sessions.sweep:'))
   t.same(sweeps.map((entry) => entry.rowCount), [1000, 1000, 500], 'in batches of sweepBatch, until one comes back short')
   t.same(sweeps.map((entry) => entry.values), [[now, 1000], [now, 1000], [now, 1000]])
   t.equal((await db.pool.query('select count(*)::int as n from gatehouse.sessions')).rows[0].n, 10, 'the live ones stay')

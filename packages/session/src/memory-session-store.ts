@@ -76,6 +76,10 @@ export class MemorySessionStore implements SessionStore {
 
   constructor (options: MemorySessionStoreOptions = {}) {
     if (typeof options !== 'object' || options === null) throw new GATEHOUSE_SESSION_INVALID_OPTIONS('MemorySessionStore takes an options object')
+    for (const key of Object.keys(options)) {
+      // A typo (maxSignedin) must not fall back to a default unseen.
+      if (!['max', 'maxAnonymous', 'maxSignedIn', 'now'].includes(key)) throw new GATEHOUSE_SESSION_INVALID_OPTIONS(`MemorySessionStore ${key}: unknown option (known: max, maxAnonymous, maxSignedIn, now)`)
+    }
     if (options.now !== undefined && typeof options.now !== 'function') throw new GATEHOUSE_SESSION_INVALID_OPTIONS('MemorySessionStore now must be a function')
     const { maxAnonymous, maxSignedIn } = budgets(options)
     this.#anonymous = new LruMap(maxAnonymous)

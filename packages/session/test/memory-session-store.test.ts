@@ -184,3 +184,7 @@ test('MemorySessionStore.sweep() drops every expired record at once, and only th
   t.equal(store.sweep(), 0)
   t.equal(store.destroyAllFor('alice'), 2, 'the index holds only the live ones')
 })
+
+test('MemorySessionStore: an unknown option is a boot error naming it', async (t) => {
+  t.throws(() => new MemorySessionStore({ maxSignedin: 5 } as never), { code: 'GATEHOUSE_SESSION_INVALID_OPTIONS', message: /maxSignedin: unknown option/ })
+})

@@ -1,7 +1,7 @@
 import type { ApiKeyRecord, ApiKeyStore, IssueApiKey } from '../api-key.js'
 import { apiKeyKind, newApiKey, publicRecord, type ApiKeyTable, type StoredApiKey } from './api-key-table.js'
 import { JournalFile } from './journal-file.js'
-import { checkInterval, resolveStoreLimits, type StoreLimitOptions } from './store-limits.js'
+import { checkInterval, checkKnownOptions, resolveStoreLimits, type StoreLimitOptions } from './store-limits.js'
 import { TimeSlice } from './time-slice.js'
 
 /** Options of {@link FileApiKeyStore.open}. */
@@ -34,6 +34,7 @@ export class FileApiKeyStore implements ApiKeyStore {
 
   /** Opens (or starts) the store at `path`; a corrupt file is an error naming it (and the line). */
   static async open (path: string, options: FileApiKeyStoreOptions = {}): Promise<FileApiKeyStore> {
+    checkKnownOptions('FileApiKeyStore', options, ['watchInterval', 'lastUsedFlushInterval', 'maxRecords', 'maxFileBytes'])
     const watchInterval = checkInterval('FileApiKeyStore', 'watchInterval', options.watchInterval, 250)
     const flushInterval = checkInterval('FileApiKeyStore', 'lastUsedFlushInterval', options.lastUsedFlushInterval, 60_000, 1, 3_600_000)
     const file = new JournalFile(path, apiKeyKind, resolveStoreLimits('FileApiKeyStore', options))

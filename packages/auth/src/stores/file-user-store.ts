@@ -1,5 +1,5 @@
 import { JournalFile } from './journal-file.js'
-import { checkInterval, resolveStoreLimits, type StoreLimitOptions } from './store-limits.js'
+import { checkInterval, checkKnownOptions, resolveStoreLimits, type StoreLimitOptions } from './store-limits.js'
 import { UserStoreBase, type UserStoreOptions } from './user-store-base.js'
 import { userKind, type StoredUser } from './user-table.js'
 
@@ -38,6 +38,7 @@ export class FileUserStore extends UserStoreBase {
 
   /** Opens (or starts) the store at `path`; a corrupt file is an error naming it (and the line). */
   static async open (path: string, options: FileUserStoreOptions = {}): Promise<FileUserStore> {
+    checkKnownOptions('FileUserStore', options, ['watchInterval', 'scrypt', 'maxRecords', 'maxFileBytes'])
     const interval = checkInterval('FileUserStore', 'watchInterval', options.watchInterval, 250)
     const file = new JournalFile(path, userKind, resolveStoreLimits('FileUserStore', options))
     await file.refresh()

@@ -31,6 +31,14 @@ export const defaultStoreLimits: StoreLimits = Object.freeze({ maxRecords: 250_0
 const MIN_FILE_BYTES = 4096
 const MAX_FILE_BYTES = 2 ** 40
 
+/** Refuses option keys `owner` does not take (a typo must not fall back to a default unseen). */
+export function checkKnownOptions (owner: string, options: object, known: readonly string[]): void {
+  if (typeof options !== 'object' || options === null) throw new GATEHOUSE_AUTH_INVALID_CONFIG(owner, 'options must be an object')
+  for (const key of Object.keys(options)) {
+    if (!known.includes(key)) throw new GATEHOUSE_AUTH_INVALID_CONFIG(`${owner} ${key}`, `unknown option (known: ${known.join(', ')})`)
+  }
+}
+
 /** Checks an interval option (ms) given to `owner` (a store's name): a number from `min` to `max`, else a boot error naming it. */
 export function checkInterval (owner: string, name: string, value: unknown, fallback: number, min = 0, max = 60_000): number {
   if (value === undefined) return fallback

@@ -33,6 +33,8 @@ export async function ownDatabase (t: { teardown: (fn: () => Promise<void>) => v
     url: db.url,
     admin,
     closeLater: (thing) => {
+      // The database is dropped at the end: a connection still open then is ended by the server, which a pool reports as an 'error'.
+      if (thing instanceof pg.Pool) thing.on('error', () => {})
       things.push(thing)
       return thing
     }
