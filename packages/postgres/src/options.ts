@@ -50,6 +50,11 @@ export function checkPostgresUrl (url: unknown, label: string): string {
     throw new GATEHOUSE_POSTGRES_INVALID_OPTIONS(label, `unsupported scheme "${parsed.protocol}" (expected postgres: or postgresql:)`)
   }
   if (parsed.hostname === '') throw new GATEHOUSE_POSTGRES_INVALID_OPTIONS(label, 'the URL names no host')
+  try {
+    for (const part of [parsed.pathname, parsed.username, parsed.password]) decodeURIComponent(part)
+  } catch {
+    throw new GATEHOUSE_POSTGRES_INVALID_OPTIONS(label, 'a %-escape in the URL cannot be decoded')
+  }
   return url
 }
 

@@ -205,7 +205,13 @@ export class ServerBase {
   /** Builds, then listens; resolves with the URL. */
   async serve (host = '127.0.0.1', port = 8000): Promise<string> {
     await this.ready()
-    return this.fastify.listen({ host, port })
+    try {
+      return await this.fastify.listen({ host, port })
+    } catch (err) {
+      // The port taken, say: the stores this server opened close too, as on any failed boot (D-SERVER-18).
+      await this.#closeOpenedStores()
+      throw err
+    }
   }
 
   /** Builds, then answers a fake request (Fastify's inject): for tests. */

@@ -47,6 +47,11 @@ function expected (kinds: readonly Kind[]): string {
   return `expected ${kinds.map((kind) => FORMS[kind]).join(' or ')}`
 }
 
+/** Whether `value` is a URL (`scheme://…`) rather than a folder. */
+export function looksLikeUrl (value: string): boolean {
+  return /^[a-z][a-z0-9+.-]*:\/\//i.test(value)
+}
+
 /**
  * Checks a store given in a config file: a folder (where `kinds` allows it),
  * `{ redis: … }` or `{ postgres: … }`. The URL is checked by its driver's
@@ -57,6 +62,8 @@ function expected (kinds: readonly Kind[]): string {
 export async function parseStoreConfig (value: unknown, path: string, kinds: readonly Kind[], baseDir: string): Promise<StoreConfig> {
   if (typeof value === 'string' && kinds.includes('folder')) {
     if (value === '') throw new GATEHOUSE_SERVER_INVALID_OPTIONS(path, `${expected(kinds)}, not an empty string`)
+    // Never echoed: a URL may carry a password.
+    if (looksLikeUrl(value)) throw new GATEHOUSE_SERVER_INVALID_OPTIONS(path, 'a URL is not a folder; a PostgreSQL store is written { postgres: "postgres://…" }')
     return { kind: 'folder', dir: resolve(baseDir, value) }
   }
   if (!isPlainObject(value)) throw new GATEHOUSE_SERVER_INVALID_OPTIONS(path, expected(kinds))

@@ -1,14 +1,20 @@
 import { access } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
 import { GATEHOUSE_SERVER_NO_STORE } from '../errors.js'
-import type { CliIo } from './io.js'
+import { UsageError, type CliIo } from './io.js'
+import { looksLikeUrl } from './store-config.js'
 
 /**
  * The folder holding keys.json and users.json: `--store`, else $GATEHOUSE_STORE, else ./.gatehouse.
  * D-CLI-01.
  */
 export function storeDir (io: CliIo, flag: string | undefined): string {
-  return resolve(io.cwd, flag ?? io.env.GATEHOUSE_STORE ?? '.gatehouse')
+  const given = flag ?? io.env.GATEHOUSE_STORE
+  // Never echoed, never made into folders: a URL may carry a password.
+  if (given !== undefined && looksLikeUrl(given)) {
+    throw new UsageError(`${flag === undefined ? '$GATEHOUSE_STORE' : '--store'} takes a folder, not a URL; PostgreSQL is --database (or $GATEHOUSE_DATABASE_URL)`)
+  }
+  return resolve(io.cwd, given ?? '.gatehouse')
 }
 
 export const keysFile = (dir: string): string => join(dir, 'keys.json')
