@@ -107,12 +107,22 @@ export function encodeEntry<R> (entry: Entry<R>): string {
  * Parses and checks one line after the header; throws an `Error` whose
  * message says what is wrong (the caller names the file and the line).
  */
+/**
+ * Why JSON.parse refused a text, without the text: V8's message quotes the
+ * bytes around the fault, which in a store file may be part of a password
+ * hash or a key digest, and the message reaches the CLI and logs.
+ */
+export function jsonProblem (err: unknown): string {
+  const position = /position (\d+)/.exec((err as Error).message)?.[1]
+  return `not valid JSON${position === undefined ? '' : ` (at character ${position})`}`
+}
+
 export function parseEntry<R, T extends Table<R>> (line: string, kind: RecordKind<R, T>): Entry<R> {
   let value: unknown
   try {
     value = JSON.parse(line)
   } catch (err) {
-    throw new Error(`not valid JSON (${(err as Error).message})`)
+    throw new Error(jsonProblem(err))
   }
   if (!isPlainObject(value)) throw new Error('unexpected content: expected an object')
   const keys = Object.keys(value)

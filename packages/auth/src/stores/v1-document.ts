@@ -1,5 +1,5 @@
 import { isPlainObject } from '@fastify-gatehouse/core'
-import { encodeEntry, type RecordKind, type Table } from './journal-format.js'
+import { encodeEntry, jsonProblem, type RecordKind, type Table } from './journal-format.js'
 import type { JournalState } from './journal-state.js'
 import { TimeSlice } from './time-slice.js'
 
@@ -16,7 +16,7 @@ export async function readVersion1<R, T extends Table<R>> (text: string, kind: R
   try {
     doc = JSON.parse(text)
   } catch (err) {
-    throw new Error(`not valid JSON (${(err as Error).message})`)
+    throw new Error(jsonProblem(err))
   }
   if (!isPlainObject(doc)) throw new Error('unexpected content at /: expected object')
   if (doc.version !== 1) throw new Error('unexpected content at /version: expected 1')
