@@ -1,4 +1,4 @@
-import { recordFromStored, storedRecordJson, type SessionRecord, type SessionStore, type SessionWriteCondition, type SessionWriteResult } from '@fastify-gatehouse/session'
+import { recordFromStored, storedRecordJson, type SessionEntry, type SessionRecord, type SessionStore, type SessionWriteCondition, type SessionWriteResult } from '@fastify-gatehouse/session'
 import { GATEHOUSE_POSTGRES_INVALID_OPTIONS } from './errors.js'
 import { ExpirySweeper, resolveSweepOptions, SWEEP_KEYS, type SweepOptions } from './expiry-sweep.js'
 import type { PostgresConnection, PostgresStoreOptions } from './options.js'
@@ -114,6 +114,17 @@ export class PostgresSessionStore extends PostgresStore implements SessionStore 
   async destroyAllFor (identity: string): Promise<number> {
     const { rows } = await run<{ ended: number }>(this.pool, this.#sql.destroyAllFor, [asText(identity), Math.floor(this.#now())])
     return rows[0]?.ended ?? 0
+  }
+
+  /** One statement, by the identity index (test/explain.test.ts). */
+  async listFor (identity: string, limit: number): Promise<SessionEntry[]> {
+    const { rows } = await run<SessionRow & { key: string }>(this.pool, this.#sql.listFor, [asText(identity), Math.floor(this.#now()), Math.max(0, Math.floor(limit))])
+    const entries: SessionEntry[] = []
+    for (const row of rows) {
+      const record = fromRow(row)
+      if (record !== null) entries.push({ key: row.key, record })
+    }
+    return entries
   }
 
   /**

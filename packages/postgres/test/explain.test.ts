@@ -76,7 +76,8 @@ test('every hot statement uses an index', postgres, async (t) => {
     ['free an expired key', sql.clearExpired, ['k1', now], 'sessions_pkey'],
     ['touch', sql.touch, ['k1', now + 2000, now], 'sessions_pkey'],
     ['destroy', sql.destroy, ['k1'], 'sessions_pkey'],
-    ['destroyAllFor by identity', sql.destroyAllFor, ['user1', now], 'sessions_identity']
+    ['destroyAllFor by identity', sql.destroyAllFor, ['user1', now], 'sessions_identity'],
+    ['listFor by identity', sql.listFor, ['user1', now, 100], 'sessions_identity']
   ]
   for (const [what, statement, values, index] of session) {
     const found = reads(await explain(client, statement.text, values), 'sessions')

@@ -1,8 +1,8 @@
-import { recordFromStored, storedRecordJson, type SessionRecord, type SessionStore, type SessionWriteCondition, type SessionWriteResult } from '@fastify-gatehouse/session'
+import { recordFromStored, storedRecordJson, type SessionEntry, type SessionRecord, type SessionStore, type SessionWriteCondition, type SessionWriteResult } from '@fastify-gatehouse/session'
 import { GATEHOUSE_REDIS_SCRIPT } from './errors.js'
 import type { RedisConnection, RedisStoreOptions } from './options.js'
 import { RedisStore } from './redis-store.js'
-import { DESTROY_BATCH, destroySession, destroySessionBatch, setSession, touchSession } from './session-scripts.js'
+import { DESTROY_BATCH, destroySession, destroySessionBatch, listSessions, setSession, touchSession } from './session-scripts.js'
 
 /** Options of {@link RedisSessionStore}: a connection plus the shared store options. */
 export type RedisSessionStoreOptions = RedisConnection & RedisStoreOptions
@@ -92,6 +92,19 @@ export class RedisSessionStore extends RedisStore implements SessionStore {
 
   async destroy (key: string): Promise<void> {
     await this.run(destroySession.run(this.connection.client, [this.prefix + key], [this.#indexPrefix, this.prefix, key]))
+  }
+
+  /** One script: the identity's index (live members only) and their records. */
+  async listFor (identity: string, limit: number): Promise<SessionEntry[]> {
+    const now = Date.now()
+    const answer = await this.run(listSessions.run(this.connection.client, [], [this.#indexPrefix, this.prefix, identity, Math.max(0, Math.floor(limit)), now]))
+    if (!Array.isArray(answer)) throw new GATEHOUSE_REDIS_SCRIPT(`unexpected answer from the session list script: ${String(answer)}`)
+    const entries: SessionEntry[] = []
+    for (let i = 0; i + 3 < answer.length; i += 4) {
+      const record = parse(String(answer[i + 1]), String(answer[i + 2]), String(answer[i + 3]), now)
+      if (record !== null) entries.push({ key: String(answer[i]), record })
+    }
+    return entries
   }
 
   /**

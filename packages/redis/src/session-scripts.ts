@@ -115,6 +115,28 @@ if identity then redis.call('ZREM', index(identity), ARGV[3]) end
 return 1
 `, 1)
 
+/**
+ * The live sessions of an identity, at most ARGV[4] of them, the latest
+ * deadlines first, as a flat list of member, json, expiresAt, version.
+ * Reads only the identity's index and its records. KEYS: none. ARGV: index
+ * prefix, record prefix, identity, limit, now.
+ */
+export const listSessions = new LuaScript(INDEX + `
+local identity = ARGV[3]
+local members = redis.call('ZRANGE', index(identity), '+inf', '(' .. ARGV[5], 'BYSCORE', 'REV', 'LIMIT', 0, tonumber(ARGV[4]))
+local found = {}
+for _, m in ipairs(members) do
+  local fields = redis.call('HMGET', record_prefix .. m, 'r', 'e', 'v', 'i')
+  if fields[1] and fields[4] == identity then
+    found[#found + 1] = m
+    found[#found + 1] = fields[1]
+    found[#found + 1] = fields[2]
+    found[#found + 1] = fields[3] or '0'
+  end
+end
+return found
+`, 0)
+
 /** Sessions one {@link destroySessionBatch} call ends at most, so no call blocks Redis for long. */
 export const DESTROY_BATCH = 500
 

@@ -15,6 +15,8 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** The store of the session component (e.g. to `destroyAllFor(identity)` when a user changes). */
     sessionStore: SessionStore
+    /** The lifetimes of the session component, in seconds. */
+    sessionSettings: Readonly<{ idleTtl: number, absoluteTtl: number, touchInterval: number }>
   }
 }
 
@@ -37,11 +39,13 @@ export { Session } from './session.js'
 export type { SessionLoginOptions, SessionChange, SessionTimes, SessionWrite } from './session.js'
 export { MemorySessionStore, memorySessionStoreDefaults } from './memory-session-store.js'
 export type { MemorySessionStoreOptions } from './memory-session-store.js'
-export type { SessionRecord, SessionStore, SessionWriteCondition, SessionWriteResult } from './session-store.js'
+export type { SessionClient, SessionEntry, SessionRecord, SessionStore, SessionWriteCondition, SessionWriteResult } from './session-store.js'
+export { MAX_AGENT_LABEL, userAgentLabel } from './user-agent-label.js'
+export { lastSeenAt } from './last-seen.js'
 export { recordFromStored, storedRecordJson } from './stored-record.js'
 // Was declared here; now core's (the same type), kept for importers.
 export type { MaybePromise } from '@fastify-gatehouse/core'
-export { isSessionId, newSessionId, sessionKey } from './session-id.js'
+export { isSessionHandle, isSessionId, newSessionId, sessionHandle, sessionKey } from './session-id.js'
 export { defaults as sessionDefaults, resolveSessionOptions, sessionOptionsSchema } from './options.js'
 export type { CheckIdentity, ResolvedSessionOptions, SessionOptions } from './options.js'
 export {

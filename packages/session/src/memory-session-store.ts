@@ -1,7 +1,7 @@
 import { LruMap } from '@fastify-gatehouse/core'
 import { GATEHOUSE_SESSION_INVALID_OPTIONS } from './errors.js'
 import { ExpirySweep } from './expiry-sweep.js'
-import type { SessionRecord, SessionStore, SessionWriteCondition, SessionWriteResult } from './session-store.js'
+import type { SessionEntry, SessionRecord, SessionStore, SessionWriteCondition, SessionWriteResult } from './session-store.js'
 
 /** Options of {@link MemorySessionStore}; every key is optional. */
 export interface MemorySessionStoreOptions {
@@ -137,6 +137,18 @@ export class MemorySessionStore implements SessionStore {
     const keys = [...(this.#byIdentity.get(identity) ?? [])]
     for (const key of keys) this.#remove(key)
     return keys.length
+  }
+
+  listFor (identity: string, limit: number): SessionEntry[] {
+    const entries: SessionEntry[] = []
+    // A copy: #live drops an expired record, and with it its index entry.
+    for (const key of [...(this.#byIdentity.get(identity) ?? [])]) {
+      if (entries.length >= limit) break
+      // Not a use: listing a user's sessions must not keep them from eviction.
+      const record = this.#live(key)
+      if (record !== undefined) entries.push({ key, record })
+    }
+    return entries
   }
 
   /**

@@ -5,8 +5,9 @@ import { checkUnavailable, GATEHOUSE_SESSION_INVALID_CHECK_ANSWER, storeUnavaila
 import { resolveSessionOptions, type SessionOptions } from './options.js'
 import { Session, type SessionChange } from './session.js'
 import { isSessionId, sessionKey } from './session-id.js'
-import type { SessionRecord } from './session-store.js'
 import { writeSession } from './write-session.js'
+import { userAgentLabel } from './user-agent-label.js'
+import type { SessionClient, SessionRecord } from './session-store.js'
 
 const sameTags = (a: readonly string[], b: readonly string[]): boolean => a.length === b.length && a.every((tag, i) => tag === b[i])
 
@@ -27,6 +28,8 @@ export const sessionHooks: FastifyPluginAsync<SessionOptions> = async function s
   // has none, or the app's own.
   if (!app.hasDecorator('serializeCookie')) await app.register(fastifyCookie)
   if (!app.hasDecorator('sessionStore')) app.decorate('sessionStore', store)
+  // The lifetimes, for what describes sessions (an account page's "last seen").
+  if (!app.hasDecorator('sessionSettings')) app.decorate('sessionSettings', Object.freeze({ idleTtl: opts.idleTtl, absoluteTtl: opts.absoluteTtl, touchInterval: opts.touchInterval }))
   const cookie = { httpOnly: true, secure: opts.secure, sameSite: opts.samesite, path: '/' } as const
   const cleared = app.serializeCookie(opts.cookieName, '', { ...cookie, maxAge: 0, expires: new Date(0) })
   // One Avatar per stored record (the memory store hands back the same
@@ -39,6 +42,11 @@ export const sessionHooks: FastifyPluginAsync<SessionOptions> = async function s
     return avatar
   }
 
+  /** Who is asking, for the session's owner's list; worked out only if the session is written. */
+  function clientOf (request: FastifyRequest): () => SessionClient {
+    return () => ({ address: request.ip, agent: userAgentLabel(request.headers['user-agent']) })
+  }
+
   /** Whether `record` is a live session: unexpired, and written by a store that versions it. */
   function live (record: SessionRecord | null, now: number): record is SessionRecord {
     return record !== null && record.expiresAt > now && now < record.createdAt + times.absoluteTtl &&
@@ -48,10 +56,10 @@ export const sessionHooks: FastifyPluginAsync<SessionOptions> = async function s
   function attach (request: FastifyRequest, id: string, key: string, record: SessionRecord | null, now: number, tags: readonly string[] | null | undefined): void {
     if (!live(record, now)) {
       if (record !== null) Promise.resolve().then(() => store.destroy(key)).catch(() => {})
-      request.scope.session = new Session(times, now)
+      request.scope.session = new Session(times, now, undefined, clientOf(request))
       return
     }
-    const current = new Session(times, now, { id, key, record, ...(tags == null ? {} : { tags }) })
+    const current = new Session(times, now, { id, key, record, ...(tags == null ? {} : { tags }) }, clientOf(request))
     request.scope.session = current
     if (tags === null) {
       // checkIdentity said no: the session ends (destroyed, cookie cleared in onSend).
@@ -110,7 +118,7 @@ export const sessionHooks: FastifyPluginAsync<SessionOptions> = async function s
     const id = header === undefined ? undefined : (request.cookies ?? app.parseCookie(header))[opts.cookieName]
     if (!isSessionId(id)) {
       // No cookie, or one that is not ours: nothing is looked up, nothing set.
-      request.scope.session = new Session(times, now)
+      request.scope.session = new Session(times, now, undefined, clientOf(request))
       done()
       return
     }

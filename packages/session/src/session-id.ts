@@ -17,3 +17,20 @@ export function isSessionId (value: unknown): value is string {
 export function sessionKey (id: string): string {
   return sha256(id)
 }
+
+/**
+ * The handle of a stored session: what its owner and administrators see
+ * and name it by (to revoke it). A digest of the store key under a label of
+ * its own, cut to 128 bits: stable for the session's life, never the id or
+ * the key, and neither can be worked back from it.
+ */
+export function sessionHandle (key: string): string {
+  return sha256(`gatehouse session handle\0${key}`).slice(0, 22)
+}
+
+const HANDLE = /^[A-Za-z0-9_-]{22}$/
+
+/** Whether `value` has the form of a session handle. */
+export function isSessionHandle (value: unknown): value is string {
+  return typeof value === 'string' && HANDLE.test(value)
+}

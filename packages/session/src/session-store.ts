@@ -21,6 +21,27 @@ export interface SessionRecord {
   via: string | null
   /** What the sign-in method recorded to re-check later (e.g. a credential stamp), or null. */
   stamp: string | null
+  /**
+   * Where the session was last written from (its owner's "where am I signed
+   * in" list), or null/absent when not known (a record written before this
+   * field existed, or by an app's own code).
+   */
+  client?: SessionClient | null
+}
+
+/** The client a session was last written from, as shown to its owner. */
+export interface SessionClient {
+  /** The client address (`request.ip`). */
+  readonly address: string
+  /** A short label of the user agent, e.g. `Firefox 133 on Linux` (see `userAgentLabel`). */
+  readonly agent: string
+}
+
+/** A live session of an identity, as {@link SessionStore.listFor} answers. */
+export interface SessionEntry {
+  /** The store key (the SHA-256 of the session id): never shown to anyone; see `sessionHandle`. */
+  readonly key: string
+  readonly record: SessionRecord
 }
 
 /**
@@ -72,4 +93,10 @@ export interface SessionStore {
   destroy: (key: string) => MaybePromise<void>
   /** Ends every session of `identity` (log out everywhere); resolves with how many. */
   destroyAllFor: (identity: string) => MaybePromise<number>
+  /**
+   * The live sessions of `identity`, at most `limit` of them (which ones,
+   * when there are more, is the store's choice), in no particular order.
+   * Costs O(sessions of that identity), never O(all sessions).
+   */
+  listFor: (identity: string, limit: number) => MaybePromise<SessionEntry[]>
 }

@@ -1,7 +1,7 @@
 import { parseTags } from '@fastify-gatehouse/core'
 import { GATEHOUSE_SESSION_INVALID_LOGIN } from './errors.js'
-import { newSessionId, sessionKey } from './session-id.js'
-import type { SessionRecord, SessionWriteCondition } from './session-store.js'
+import { newSessionId, sessionHandle, sessionKey } from './session-id.js'
+import type { SessionClient, SessionRecord, SessionWriteCondition } from './session-store.js'
 
 /** The lifetimes a session is held to, in milliseconds. */
 export interface SessionTimes {
@@ -59,6 +59,9 @@ export class Session {
   #via: string | null
   #stamp: string | null
   #createdAt: number
+  // Who is making this request, worked out only when the session is
+  // written (a label costs a few regular expressions): for its owner's list.
+  readonly #client: (() => SessionClient) | null
   #state: 'clean' | 'dirty' | 'destroyed' = 'clean'
   // The id this session will be saved under when it gets a new one
   // (created, logged in, regenerated); known at once so a response can name it.
@@ -68,11 +71,13 @@ export class Session {
 
   /**
    * @internal Built by the session component. `tags`, when given, replaces
-   * the stored tags for this request (the signed-in user's current ones).
+   * the stored tags for this request (the signed-in user's current ones);
+   * `client` says who is asking, kept with the session when it is written.
    */
-  constructor (times: SessionTimes, now: number, loaded?: { id: string, key: string, record: SessionRecord, tags?: readonly string[] }) {
+  constructor (times: SessionTimes, now: number, loaded?: { id: string, key: string, record: SessionRecord, tags?: readonly string[] }, client: (() => SessionClient) | null = null) {
     this.#times = times
     this.#now = now
+    this.#client = client
     this.#id = loaded?.id ?? null
     this.#key = loaded?.key ?? null
     this.#record = loaded?.record ?? null
@@ -106,6 +111,25 @@ export class Session {
   /** How the identity signed in (`login`'s `via`), or null. */
   get via (): string | null {
     return this.#state === 'destroyed' ? null : this.#via
+  }
+
+  /**
+   * When the identity signed in on this session (ms since the epoch): the
+   * session's start, since signing in always starts a new one; null when
+   * nobody is signed in.
+   */
+  get signedInAt (): number | null {
+    return this.identity === null ? null : this.#createdAt
+  }
+
+  /**
+   * The handle of this session (see `sessionHandle`), as its owner's list
+   * of sessions shows it; null when there is no session (yet).
+   */
+  get handle (): string | null {
+    if (this.#state === 'destroyed') return null
+    if (this.#newId !== null) return sessionHandle(sessionKey(this.#newId))
+    return this.#key === null ? null : sessionHandle(this.#key)
   }
 
   /**
@@ -229,7 +253,8 @@ export class Session {
       expiresAt,
       version: loaded === null ? 1 : loaded.version + 1,
       via: this.#via,
-      stamp: this.#stamp
+      stamp: this.#stamp,
+      client: this.#client?.() ?? this.#record?.client ?? null
     }
     if (this.#newId !== null) return { kind: 'write', id: this.#newId, key: sessionKey(this.#newId), record, newId: true, loaded, staleKey: this.#staleKey }
     return { kind: 'write', id: this.#id!, key: this.#key!, record, newId: false, loaded, staleKey: this.#staleKey }

@@ -1,16 +1,22 @@
 import { isPlainObject } from '@fastify-gatehouse/core'
-import type { SessionRecord } from './session-store.js'
+import type { SessionClient, SessionRecord } from './session-store.js'
 
 /** A record as a shared store keeps it beside its deadline and version. */
-interface StoredRecord { identity: string | null, tags: string[], data: Record<string, unknown>, createdAt: number, via?: string | null, stamp?: string | null }
+interface StoredRecord { identity: string | null, tags: string[], data: Record<string, unknown>, createdAt: number, via?: string | null, stamp?: string | null, client?: SessionClient }
 
 const text = (value: unknown): string | null => typeof value === 'string' ? value : null
+
+function client (value: unknown): SessionClient | null {
+  return isPlainObject(value) && typeof value.address === 'string' && typeof value.agent === 'string'
+    ? { address: value.address, agent: value.agent }
+    : null
+}
 
 /**
  * The JSON a shared store (Redis, PostgreSQL) keeps of a record: all of it
  * but `expiresAt` and `version`, which the store keeps where its
  * conditional writes can compare them; `via` and `stamp` only when set, so
- * an anonymous session stays small.
+ * an anonymous session stays small; `client` when known.
  */
 export function storedRecordJson (record: SessionRecord): string {
   const stored: StoredRecord = {
@@ -19,7 +25,8 @@ export function storedRecordJson (record: SessionRecord): string {
     data: record.data,
     createdAt: record.createdAt,
     ...(record.via === null ? {} : { via: record.via }),
-    ...(record.stamp === null ? {} : { stamp: record.stamp })
+    ...(record.stamp === null ? {} : { stamp: record.stamp }),
+    ...(record.client == null ? {} : { client: { address: record.client.address, agent: record.client.agent } })
   }
   return JSON.stringify(stored)
 }
@@ -31,6 +38,7 @@ export function storedRecordJson (record: SessionRecord): string {
  */
 export function recordFromStored (stored: unknown, expiresAt: number, version: number): SessionRecord | null {
   if (!isPlainObject(stored) || !Array.isArray(stored.tags) || typeof stored.createdAt !== 'number') return null
+  const from = client(stored.client)
   return {
     identity: text(stored.identity),
     tags: stored.tags as string[],
@@ -39,6 +47,8 @@ export function recordFromStored (stored: unknown, expiresAt: number, version: n
     expiresAt,
     version,
     via: text(stored.via),
-    stamp: text(stored.stamp)
+    stamp: text(stored.stamp),
+    // Absent when not known, as the record was written.
+    ...(from === null ? {} : { client: from })
   }
 }

@@ -52,8 +52,8 @@ test('bad options fail at boot', async (t) => {
     [{ cookieName: 'bad name' }, /^session options\.cookieName: expected string to match/],
     [{ samesite: 'sometimes' }, /^session options\.samesite: /],
     [{ idleTtl: 0 }, /^session options\.idleTtl: expected number to be greater than 0/],
-    [{ store: {} }, 'session options: store must be a SessionStore (with get, set, touch, destroy, destroyAllFor)'],
-    [{ store: { get () {}, set () {} } }, 'session options: store must be a SessionStore (with get, set, touch, destroy, destroyAllFor)']
+    [{ store: {} }, 'session options: store must be a SessionStore (with get, set, touch, destroy, destroyAllFor, listFor)'],
+    [{ store: { get () {}, set () {} } }, 'session options: store must be a SessionStore (with get, set, touch, destroy, destroyAllFor, listFor)']
   ]
   for (const [options, message] of cases) {
     const app = Fastify()

@@ -149,4 +149,36 @@ export async function sessionStoreConformance (t: Test, make: () => Promise<Sess
     t.equal(results.filter((r) => r === 'written').length, 1)
     t.equal(results.filter((r) => r === 'conflict').length, 23)
   })
+
+  await t.test('listFor lists the live sessions of one identity, with their client, up to a limit', async (t) => {
+    const store = await make()
+    const later = Date.now() + 60_000
+    const client = { address: '203.0.113.9', agent: 'Firefox 133 on Linux' }
+    await store.set('a1', { ...record('alice', later, { x: 1 }), client }, null)
+    await store.set('a2', record('alice', later), null)
+    await store.set('b1', record('bob', later), null)
+    await store.set('anon', record(null, later), null)
+    const listed = (await store.listFor('alice', 100)).sort((a, b) => a.key.localeCompare(b.key))
+    t.same(listed.map((e) => e.key), ['a1', 'a2'])
+    t.match(listed[0]!.record, { identity: 'alice', data: { x: 1 }, version: 1, via: 'password', stamp: 's1', client })
+    t.notOk(listed[1]!.record.client, 'a record written without a client lists without one')
+    t.equal((await store.listFor('alice', 1)).length, 1, 'the limit holds')
+    t.same(await store.listFor('nobody', 100), [])
+    await store.destroy('a1')
+    t.same((await store.listFor('alice', 100)).map((e) => e.key), ['a2'], 'a destroyed session is not listed')
+    await store.set('a3', record('alice', later, {}, 2), { key: 'a2', version: 1 })
+    t.same((await store.listFor('alice', 100)).map((e) => e.key), ['a3'], 'a regenerated id lists under its new key')
+    await store.destroyAllFor('alice')
+    t.same(await store.listFor('alice', 100), [])
+    t.equal((await store.listFor('bob', 100)).length, 1)
+  })
+
+  await t.test('listFor leaves out expired sessions', async (t) => {
+    const store = await make()
+    const deadline = clock.now() + clock.window
+    await store.set('short', record('alice', deadline), null)
+    await store.set('long', record('alice', clock.now() + clock.window + 3_600_000), null)
+    await clock.passTo(deadline)
+    t.same((await store.listFor('alice', 100)).map((e) => e.key), ['long'])
+  })
 }
