@@ -50,6 +50,8 @@ export type { FileUserStoreOptions } from './stores/file-user-store.js'
 export { readStoredApiKeys, readStoredUsers } from './stores/stored-records.js'
 export { DEFAULT_SCRYPT, hashPassword, parsePasswordHash, verifyAgainstDummy, verifyPassword } from './password.js'
 export type { PasswordHash, ScryptParams } from './password.js'
+export { isCommonPassword, passwordPolicyDefaults, passwordProblem, resolvePasswordPolicy } from './password-policy.js'
+export type { PasswordPolicy, PasswordProblem, PasswordRule, ResolvedPasswordPolicy } from './password-policy.js'
 export { parseAuthorization, MAX_AUTHORIZATION_LENGTH } from './authorization-header.js'
 export { constantTimeEqual } from './digest.js'
 // Was declared here; now core's (the same function), kept for importers.

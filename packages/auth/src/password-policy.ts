@@ -1,0 +1,128 @@
+import { readFileSync } from 'node:fs'
+import { GATEHOUSE_AUTH_INVALID_CONFIG } from './errors.js'
+
+// What a new password must be (OWASP ASVS 5.0 §6.2): long enough, not one
+// of the most common passwords, not the identity; any composition, any
+// printable Unicode, spaces included, and checked exactly as given (no
+// trimming, no case change, no truncation). Applied where a password is
+// set, never at sign-in: a weaker password set before keeps working until
+// it is changed.
+
+/** Options of the password policy; every key is optional. */
+export interface PasswordPolicy {
+  /** Fewest characters (Unicode code points). Default: 8 (ASVS 6.2.1's floor; 15 is recommended). Between 8 and 64. */
+  minLength?: number
+  /** Most characters (code points). Default: 256. Between 64 (ASVS 6.2.9) and 512. */
+  maxLength?: number
+}
+
+/** {@link PasswordPolicy} with the defaults applied. */
+export interface ResolvedPasswordPolicy {
+  readonly minLength: number
+  readonly maxLength: number
+}
+
+/** The defaults of {@link PasswordPolicy}. */
+export const passwordPolicyDefaults: ResolvedPasswordPolicy = Object.freeze({ minLength: 8, maxLength: 256 })
+
+/**
+ * The rule a password broke: too short, too long, a character that is not
+ * printable (a control character or a lone surrogate), one of the common
+ * passwords, or the identity in it.
+ */
+export type PasswordRule = 'min-length' | 'max-length' | 'unprintable' | 'common' | 'contains-identity'
+
+/** Why a password is refused: the rule and a sentence for the person choosing it (never the password). */
+export interface PasswordProblem {
+  readonly rule: PasswordRule
+  readonly message: string
+}
+
+// Bounds of the options. The top of maxLength keeps every allowed password
+// under the 1024 UTF-16 units the login endpoint reads (two per code point at most).
+const MIN_LENGTH_FLOOR = 8
+const MIN_LENGTH_TOP = 64
+const MAX_LENGTH_FLOOR = 64
+const MAX_LENGTH_TOP = 512
+
+const KNOWN = new Set(['minLength', 'maxLength'])
+
+function lengthOption (value: unknown, name: string, floor: number, top: number, where: string): number {
+  if (!Number.isInteger(value) || (value as number) < floor || (value as number) > top) {
+    throw new GATEHOUSE_AUTH_INVALID_CONFIG(`${where}.${name}`, `must be a whole number from ${floor} to ${top}, got ${JSON.stringify(value)}`)
+  }
+  return value as number
+}
+
+/**
+ * Applies the defaults and checks the bounds; throws
+ * `GATEHOUSE_AUTH_INVALID_CONFIG` naming `where.<key>` for an unknown key or
+ * a value out of bounds (a minimum under 8 is refused: ASVS 6.2.1).
+ */
+export function resolvePasswordPolicy (policy: PasswordPolicy | undefined = {}, where = 'passwordPolicy'): ResolvedPasswordPolicy {
+  if (policy === null || typeof policy !== 'object' || Array.isArray(policy)) {
+    throw new GATEHOUSE_AUTH_INVALID_CONFIG(where, 'must be an object such as { minLength: 12 }')
+  }
+  for (const key of Object.keys(policy)) {
+    if (!KNOWN.has(key)) throw new GATEHOUSE_AUTH_INVALID_CONFIG(`${where}.${key}`, 'unknown option (known: minLength, maxLength)')
+  }
+  const minLength = policy.minLength === undefined ? passwordPolicyDefaults.minLength : lengthOption(policy.minLength, 'minLength', MIN_LENGTH_FLOOR, MIN_LENGTH_TOP, where)
+  const maxLength = policy.maxLength === undefined ? passwordPolicyDefaults.maxLength : lengthOption(policy.maxLength, 'maxLength', MAX_LENGTH_FLOOR, MAX_LENGTH_TOP, where)
+  if (maxLength < minLength) throw new GATEHOUSE_AUTH_INVALID_CONFIG(`${where}.maxLength`, `must not be below minLength (${minLength})`)
+  return Object.freeze({ minLength, maxLength })
+}
+
+let common: ReadonlySet<string> | undefined
+
+/**
+ * The shipped list (data/common-passwords.txt: the 17 950 passwords of 8
+ * or more characters among the 49 233 most common, lower-cased), read once,
+ * on first use.
+ */
+function commonPasswords (): ReadonlySet<string> {
+  common ??= new Set(readFileSync(new URL('../data/common-passwords.txt', import.meta.url), 'utf8').split('\n').filter((line) => line !== ''))
+  return common
+}
+
+/** Whether `password` is one of the common passwords, in any letter case. */
+export function isCommonPassword (password: string): boolean {
+  const list = commonPasswords()
+  return list.has(password) || list.has(password.toLowerCase())
+}
+
+// C0 and C1 controls, DEL, and UTF-16 halves without their other half
+// (they cannot be stored or typed back the same).
+// eslint-disable-next-line no-control-regex -- the control characters are the point
+const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/
+
+/**
+ * The words of an identity that a password must not contain: the identity
+ * itself and, for an email address, the part before the `@`; only those of
+ * 3 characters or more (a password may well contain "jo").
+ */
+function identityWords (identity: string): string[] {
+  const lower = identity.toLowerCase()
+  const words = [lower]
+  const at = lower.indexOf('@')
+  if (at > 0) words.push(lower.slice(0, at))
+  return words.filter((word) => [...word].length >= 3)
+}
+
+/**
+ * What is wrong with `password` as a new password of `identity`, or null
+ * when the policy accepts it. The rules are checked in a fixed order
+ * (length, printable, identity, common), and the first one broken is named.
+ */
+export function passwordProblem (password: string, identity: string, policy: ResolvedPasswordPolicy = passwordPolicyDefaults): PasswordProblem | null {
+  if (typeof password !== 'string') return { rule: 'min-length', message: 'The password must be a string.' }
+  const length = [...password].length
+  if (length < policy.minLength) return { rule: 'min-length', message: `The password must be at least ${policy.minLength} characters long.` }
+  if (length > policy.maxLength) return { rule: 'max-length', message: `The password must be at most ${policy.maxLength} characters long.` }
+  if (UNPRINTABLE.test(password)) return { rule: 'unprintable', message: 'The password must not contain control characters.' }
+  const lower = password.toLowerCase()
+  if (typeof identity === 'string' && (lower === identity.toLowerCase() || identityWords(identity).some((word) => lower.includes(word)))) {
+    return { rule: 'contains-identity', message: 'The password must not contain the identity.' }
+  }
+  if (isCommonPassword(password)) return { rule: 'common', message: 'The password is one of the most common passwords; choose another.' }
+  return null
+}
