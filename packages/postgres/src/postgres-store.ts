@@ -73,9 +73,15 @@ export abstract class PostgresStore {
     return this.names.tablePrefix
   }
 
-  /** Ends the pool the store opened; a pool you gave is left open. */
+  // The one ending of an owned pool: a second close() (two shutdown paths)
+  // waits for it instead of calling pool.end() again, which rejects.
+  #closing: Promise<void> | undefined
+
+  /** Ends the pool the store opened; a pool you gave is left open. Safe to call more than once. */
   async close (): Promise<void> {
-    if (this.#owned && !this.pool.ended) await this.pool.end()
+    if (!this.#owned) return
+    this.#closing ??= this.pool.ended ? Promise.resolve() : this.pool.end()
+    await this.#closing
   }
 
   /** One statement; a database that is away becomes `GATEHOUSE_POSTGRES_UNAVAILABLE`. */
