@@ -35,8 +35,10 @@ export function openPool (options: ResolvedPostgresOptions): OpenedPool {
 // SQLSTATE classes and codes that mean "the database cannot answer now",
 // not "the statement is wrong": connection exceptions (08), shutdown and
 // cannot-connect-now (57P01–57P03), a statement timeout (57014),
-// insufficient resources (53).
-const UNAVAILABLE_STATE = /^(08|53)|^57P0[123]$|^57014$/
+// insufficient resources (53), a read-only transaction (25006: a failover
+// left the pool on a standby), and the transaction rollbacks a retry may
+// clear (40001 serialization failure, 40P01 deadlock).
+const UNAVAILABLE_STATE = /^(08|53)|^57P0[123]$|^57014$|^25006$|^40001$|^40P01$/
 const UNAVAILABLE_ERRNO = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'EPIPE'])
 // What pg throws without a code when a connection ends, is not made in
 // time, or a reply does not come in time.
