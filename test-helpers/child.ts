@@ -98,12 +98,26 @@ export interface NodeRun { code: number | null, stdout: string, stderr: string }
 /**
  * Runs node with `argv`, feeding `stdin`, until it exits; `env` is added to
  * this process's environment. For commands that end on their own (a CLI
- * call), not servers: those use `collect` and `waitForOutput`.
+ * call), not servers: those use `collect` and `waitForOutput`. A child still
+ * running at the hang ceiling is killed and the call rejects with what it
+ * printed, so a hung command fails its test instead of the whole run.
  */
-export async function runNode (argv: string[], options: { stdin?: string, cwd?: string, env?: Record<string, string> } = {}): Promise<NodeRun> {
+export async function runNode (argv: string[], options: { stdin?: string, cwd?: string, env?: Record<string, string>, ceilingMs?: number } = {}): Promise<NodeRun> {
+  const { ceilingMs = HANG_CEILING_MS } = options
   const child = spawn(process.execPath, argv, { cwd: options.cwd, env: { ...process.env, ...options.env } })
   const output = collect(child)
   child.stdin?.end(options.stdin ?? '')
-  const [code] = await once(child, 'close') as [number | null]
-  return { code, stdout: output.stdout(), stderr: output.stderr() }
+  let timer: NodeJS.Timeout | undefined
+  const ceiling = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => {
+      child.kill('SIGKILL')
+      reject(new Error(`node ${argv.join(' ')} did not exit within ${ceilingMs} ms (a hang; GATEHOUSE_TEST_CEILING_MS sets the ceiling):\n${output.all()}`))
+    }, ceilingMs)
+  })
+  try {
+    const [code] = await Promise.race([once(child, 'close') as Promise<[number | null]>, ceiling])
+    return { code, stdout: output.stdout(), stderr: output.stderr() }
+  } finally {
+    clearTimeout(timer)
+  }
 }
