@@ -1,7 +1,7 @@
 import { resolve } from 'node:path'
-import { parseArgs } from 'node:util'
 import { readStoredApiKeys, readStoredUsers } from '@fastify-gatehouse/auth'
 import { GATEHOUSE_SERVER_NO_STORE } from '../errors.js'
+import { noArguments, parseCommand } from './arguments.js'
 import { DATABASE_ENV } from './database-flag.js'
 import { postgresPackage } from './drivers.js'
 import { UsageError, type CliIo } from './io.js'
@@ -24,19 +24,15 @@ The schema must be current (gatehouse migrate up). No secret is ever printed.
  * id that is already there alone); the counts go to stdout.
  */
 export async function importCommand (args: string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args,
-    allowPositionals: true,
-    options: {
-      from: { type: 'string' },
-      database: { type: 'string' },
-      config: { type: 'string' },
-      schema: { type: 'string' },
-      'table-prefix': { type: 'string' },
-      json: { type: 'boolean', default: false }
-    }
+  const { values, positionals } = parseCommand(args, 1, {
+    from: { type: 'string' },
+    database: { type: 'string' },
+    config: { type: 'string' },
+    schema: { type: 'string' },
+    'table-prefix': { type: 'string' },
+    json: { type: 'boolean', default: false }
   })
-  if (positionals.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])}`)
+  noArguments(positionals)
   if (values.from === undefined) throw new UsageError('--from <store dir> is required')
   if (values.database === undefined && values.config === undefined && (io.env[DATABASE_ENV] ?? '') === '') {
     throw new UsageError(`give the database: --database <url>, $${DATABASE_ENV} or --config <file>`)
