@@ -48,7 +48,11 @@ export async function importCommand (args: string[], io: CliIo): Promise<number>
   const keys = await readStoredApiKeys(keysFile(from))
 
   const postgres = await postgresPackage()
-  const counts = await postgres.importStore({ url: target.url, schema: target.schema, tablePrefix: target.tablePrefix, poolSize: 1 }, { users, keys })
+  // A minute a statement, not the stores' 5 s: the import is one
+  // transaction, and an import of the same names running beside it holds
+  // their rows until it commits (this one then adds nothing for them).
+  const connection = { url: target.url, schema: target.schema, tablePrefix: target.tablePrefix, poolSize: 1, statementTimeout: 60_000 }
+  const counts = await postgres.importStore(connection, { users, keys })
   io.stdout.write(values.json
     ? JSON.stringify(counts) + '\n'
     : `imported ${counts.users.added} users (${counts.users.existing} already present), ${counts.keys.added} keys (${counts.keys.existing} already present)\n`)
