@@ -2,6 +2,7 @@ import { CACHE_OPTION_KEYS, resolveCacheOptions, type PostgresCacheOptions } fro
 import { ChangeListener, listenerConfig } from './change-listener.js'
 import { ConfirmedCache } from './confirmed-cache.js'
 import { poolAddress } from './connection.js'
+import { refusingData } from './data-exception.js'
 import { GATEHOUSE_POSTGRES_CONNECT } from './errors.js'
 import type { PostgresConnection, PostgresStoreOptions } from './options.js'
 import { PostgresStore, type ConnectOptions } from './postgres-store.js'
@@ -65,10 +66,15 @@ export abstract class ListeningStore<V> extends PostgresStore {
     return this.cache.size
   }
 
-  /** Runs a write, then drops `key` from this instance's cache (others hear of it by notification). */
+  /**
+   * Runs a write, then drops `key` from this instance's cache (others hear
+   * of it by notification). A value PostgreSQL refuses (SQLSTATE class 22)
+   * is `GATEHOUSE_AUTH_STORE_INPUT` naming the row (`user alice`), not the
+   * driver's error.
+   */
   protected async changing<T> (key: string, write: () => Promise<T>): Promise<T> {
     try {
-      return await write()
+      return await refusingData(`${this.#kind} ${key}`, write)
     } finally {
       this.cache.invalidate(key)
     }

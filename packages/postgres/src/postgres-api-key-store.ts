@@ -3,7 +3,7 @@ import {
 } from '@fastify-gatehouse/auth'
 import { sha256 } from '@fastify-gatehouse/core'
 import { wholeNumber, type PostgresCacheOptions } from './cache-options.js'
-import { checkImportedKeys, importInBatches, type ImportCounts } from './import-records.js'
+import { checkImportedKeys, insertAll, keyTable, type ImportCounts } from './import-records.js'
 import { LastUsed } from './last-used.js'
 import { ListeningStore } from './listening-store.js'
 import type { PostgresConnection, PostgresStoreOptions } from './options.js'
@@ -172,24 +172,20 @@ export class PostgresApiKeyStore extends ListeningStore<KeyEntry> implements Api
   }
 
   /**
-   * Adds keys as stored elsewhere, secret digests included (`gatehouse
-   * import`): every record is checked first (`GATEHOUSE_AUTH_STORE_INPUT`
-   * naming `keys[i]`); key ids already here are left as they are, so
-   * running it again is harmless. Written 1000 rows per statement.
+   * Adds keys as stored elsewhere, secret digests included: every record is
+   * checked first (`GATEHOUSE_AUTH_STORE_INPUT` naming `keys[i]`), then all
+   * are written in one transaction (a value PostgreSQL refuses is named the
+   * same way, and nothing is written); key ids already here are left as
+   * they are, so running it again is harmless. `importStore` does users and
+   * keys together.
    */
   async importKeys (records: readonly StoredApiKey[]): Promise<ImportCounts> {
     const keys = checkImportedKeys(records)
-    return await importInBatches(keys, async (batch) => {
-      const rows = batch.map((k) => ({
-        key_id: k.keyId, label: k.label, tags: k.tags, enabled: k.enabled, expires_at: k.expiresAt, created_at: k.createdAt, last_used_at: k.lastUsedAt, secret_hash: k.secretHash
-      }))
-      try {
-        const { rowCount } = await run(this.pool, this.#sql.import, [JSON.stringify(rows)])
-        return rowCount ?? 0
-      } finally {
-        for (const k of batch) this.cache.invalidate(k.keyId)
-      }
-    })
+    try {
+      return await this.transaction(async (client) => await insertAll(client, keyTable(this.#sql.import, keys)))
+    } finally {
+      for (const k of keys) this.cache.invalidate(k.keyId)
+    }
   }
 
   /** Writes pending last-use times (a database that is away loses them), stops listening, ends a pool the store opened. */

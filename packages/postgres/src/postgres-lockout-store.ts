@@ -1,4 +1,4 @@
-import { CLAIM_TTL_MS, MAX_LOCK_SECONDS, secondsUntil, type LockoutPolicy, type LockoutStore } from '@fastify-gatehouse/auth'
+import { boundedPolicy, CLAIM_TTL_MS, MAX_LOCK_SECONDS, secondsUntil, type LockoutPolicy, type LockoutStore } from '@fastify-gatehouse/auth'
 import { ExpirySweeper, resolveSweepOptions, SWEEP_KEYS, sweepStatement, type SweepOptions } from './expiry-sweep.js'
 import type { PostgresConnection, PostgresStoreOptions } from './options.js'
 import { PostgresStore, type ConnectOptions } from './postgres-store.js'
@@ -74,8 +74,10 @@ export class PostgresLockoutStore extends PostgresStore implements LockoutStore 
   }
 
   async #run (step: Step, key: string, policy: LockoutPolicy, now: number): Promise<number> {
+    // Held to LOCKOUT_LIMITS: the step's integer and bigint arguments hold those.
+    const { maxAttempts, backoff, resetAfter } = boundedPolicy(policy)
     const { rows } = await run<{ answer: number }>(this.pool, this.#step,
-      [step, asText(key), Math.floor(now), policy.maxAttempts, policy.backoff, policy.resetAfter, MAX_LOCK_SECONDS, CLAIM_TTL_MS])
+      [step, asText(key), Math.floor(now), maxAttempts, backoff, resetAfter, MAX_LOCK_SECONDS, CLAIM_TTL_MS])
     return rows[0]!.answer
   }
 

@@ -4,7 +4,7 @@ import {
 } from '@fastify-gatehouse/auth'
 import type { PostgresCacheOptions } from './cache-options.js'
 import { GATEHOUSE_POSTGRES_INVALID_OPTIONS } from './errors.js'
-import { checkImportedUsers, importInBatches, type ImportCounts } from './import-records.js'
+import { checkImportedUsers, insertAll, userTable, type ImportCounts } from './import-records.js'
 import { ListeningStore } from './listening-store.js'
 import type { PostgresConnection, PostgresStoreOptions } from './options.js'
 import type { ConnectOptions } from './postgres-store.js'
@@ -143,25 +143,21 @@ export class PostgresUserStore extends ListeningStore<UserStanding> implements U
   }
 
   /**
-   * Adds users as stored elsewhere, password hashes included (`gatehouse
-   * import`): every record is checked first (`GATEHOUSE_AUTH_STORE_INPUT`
-   * naming `users[i]`); identities already here are left as they are, so
-   * running it again is harmless. Written 1000 rows per statement.
+   * Adds users as stored elsewhere, password hashes included: every record
+   * is checked first (`GATEHOUSE_AUTH_STORE_INPUT` naming `users[i]`), then
+   * all are written in one transaction (a value PostgreSQL refuses is named
+   * the same way, and nothing is written); identities already here are left
+   * as they are, so running it again is harmless. `importStore` does users
+   * and keys together.
    */
   async importUsers (records: readonly StoredUser[]): Promise<ImportCounts> {
     const users = checkImportedUsers(records)
-    return await importInBatches(users, async (batch) => {
-      const rows = batch.map((u) => ({
-        identity: u.identity, tags: u.tags, enabled: u.enabled, password_hash: u.passwordHash, created_at: u.createdAt, updated_at: u.updatedAt
-      }))
-      try {
-        const { rowCount } = await run(this.pool, this.#sql.import, [JSON.stringify(rows)])
-        return rowCount ?? 0
-      } finally {
-        // Identities cached as unknown are known now: the notifications
-        // say so to every instance, this one only after this returns.
-        for (const u of batch) this.cache.invalidate(u.identity)
-      }
-    })
+    try {
+      return await this.transaction(async (client) => await insertAll(client, userTable(this.#sql.import, users)))
+    } finally {
+      // Identities cached as unknown are known now: the notifications
+      // say so to every instance, this one only after this returns.
+      for (const u of users) this.cache.invalidate(u.identity)
+    }
   }
 }

@@ -88,6 +88,9 @@ t.test('importUsers: stored users with their hashes, idempotent, in batches', op
     [[record('ok-1'), record('a:b')], /^users\[1\]: identity must be/],
     [[record('ok-1'), { ...record('x'), tags: ['a b'] }], /^users\[1\] \(x\): tag "a b" is not allowed/],
     [[record('ok-1'), { ...record('x'), createdAt: 'yesterday' }], /^users\[1\] \(x\): createdAt must be an ISO 8601 date/],
+    [[record('ok-1'), { ...record('x'), createdAt: '2026-02-30T00:00:00Z' }], /^users\[1\] \(x\): createdAt must be an ISO 8601 date/],
+    [[record('ok-1'), { ...record('x'), createdAt: '0000-01-01T00:00:00Z' }], /^users\[1\] \(x\): createdAt must be a date from year 1 to 9999 \(UTC\)$/],
+    [[record('ok-1'), { ...record('x'), updatedAt: '9999-12-31T23:00:00-05:00' }], /^users\[1\] \(x\): updatedAt must be a date from year 1 to 9999 \(UTC\)$/],
     [[record('ok-1'), { ...record('x'), enabled: 'yes' }], /enabled must be true or false/],
     [[record('ok-1'), { ...record('x'), role: 'admin' }], /^users\[1\]: unknown field "role"/],
     [[record('ok-1'), record('ok-1')], /^users\[1\]: ok-1 appears twice/],
@@ -117,10 +120,42 @@ t.test('importKeys: stored keys with their digests, idempotent', options, async 
     [{ ...base, secretHash: issued[0]!.key }, /secretHash must be sha256\$/],
     [{ ...base, label: '' }, /label must be 1–200 characters/],
     [{ ...base, expiresAt: 'soon' }, /expiresAt must be an ISO 8601 date/],
+    [{ ...base, lastUsedAt: '0000-12-31T23:59:59Z' }, /^keys\[0\] \([0-9a-f]{16}\): lastUsedAt must be a date from year 1 to 9999 \(UTC\)$/],
     [{ ...base, secret: 'x' }, /unknown field "secret"/]
   ] as const) {
     await t.rejects(keys.importKeys([record] as never), { code: 'GATEHOUSE_AUTH_STORE_INPUT', message }, String(message))
   }
+})
+
+t.test('a value PostgreSQL refuses (SQLSTATE class 22) is GATEHOUSE_AUTH_STORE_INPUT naming the row, never the database\'s message', options, async (t) => {
+  const { url, admin, closeLater } = await ownDatabase(t)
+  const users = closeLater(await PostgresUserStore.connect({ url, scrypt: FAST_SCRYPT }))
+  const keys = closeLater(await PostgresApiKeyStore.connect({ url }))
+  // Refusals the stores' checks cannot foresee, made by triggers of the
+  // database's own whose messages quote a hash.
+  await admin.query(`create function refuse() returns trigger language plpgsql as $$
+    begin raise exception 'refused %', to_jsonb(new) using errcode = '22023'; end $$`)
+  await admin.query('create trigger refuse before insert or update on gatehouse.users for each row when (new.identity like \'%refused\') execute function refuse()')
+  await admin.query('create trigger refuse before insert on gatehouse.api_keys for each row when (new.label = \'refused\') execute function refuse()')
+  const hash = await hashPassword('pw-imported', FAST_SCRYPT)
+  const record = (identity: string): StoredUser => ({ identity, tags: [], enabled: true, createdAt: '2024-01-02T03:04:05.678Z', updatedAt: '2024-01-02T03:04:05.678Z', passwordHash: hash })
+  const hidden = (err: Error): boolean => !/scrypt|sha256|refused \{/.test(err.message)
+
+  const add = await users.add('refused', { password: 'pw-refused' }).catch((err: Error) => err)
+  t.match(add, { code: 'GATEHOUSE_AUTH_STORE_INPUT', statusCode: 400, message: 'user refused: PostgreSQL refused a value (SQLSTATE 22023)' })
+  t.ok(hidden(add as Error), 'no hash, no database message')
+  const issue = await keys.issue({ label: 'refused' }).catch((err: Error) => err)
+  t.match(issue, { code: 'GATEHOUSE_AUTH_STORE_INPUT', statusCode: 400, message: /^key [0-9a-f]{16}: PostgreSQL refused a value \(SQLSTATE 22023\)$/ })
+
+  await users.add('ok', { password: 'pw-ok' })
+  // 2500 records, the refused one in the third statement (rows go in name
+  // order), named by its place in the list given.
+  const many = Array.from({ length: 2500 }, (_, i) => record(`user-${String(i).padStart(4, '0')}${i === 2100 ? '-refused' : ''}`))
+  const imported = await users.importUsers(many).catch((err: Error) => err)
+  t.match(imported, { code: 'GATEHOUSE_AUTH_STORE_INPUT', statusCode: 400, message: 'users[2100] (user-2100-refused): PostgreSQL refused a value (SQLSTATE 22023)' })
+  t.ok(hidden(imported as Error))
+  t.same((await admin.query('select identity from gatehouse.users')).rows, [{ identity: 'ok' }], 'one transaction: the 2000 rows before it are gone too')
+  t.same(await users.importUsers(many.filter((_, i) => i !== 2100)), { added: 2499, existing: 0 }, 'the rest goes in once the refused record is left out')
 })
 
 t.test('bad options are boot errors naming the option', async (t) => {

@@ -1,4 +1,4 @@
-import { MAX_LOCK_SECONDS, type LockoutPolicy, type LockoutStore } from '@fastify-gatehouse/auth'
+import { boundedPolicy, MAX_LOCK_SECONDS, type LockoutPolicy, type LockoutStore } from '@fastify-gatehouse/auth'
 import type { RedisConnection, RedisStoreOptions } from './options.js'
 import { claimAttempt, recordFailure, refundAttempt } from './lockout-scripts.js'
 import { RedisStore } from './redis-store.js'
@@ -68,7 +68,9 @@ export class RedisLockoutStore extends RedisStore implements LockoutStore {
     await this.run(this.connection.client.del(this.prefix + key))
   }
 
+  // Held to LOCKOUT_LIMITS: PEXPIRE refuses the expiry a far larger resetAfter makes.
   #args (policy: LockoutPolicy, now: number): number[] {
-    return [Math.floor(now), policy.maxAttempts, policy.backoff, policy.resetAfter, MAX_LOCK_SECONDS]
+    const { maxAttempts, backoff, resetAfter } = boundedPolicy(policy)
+    return [Math.floor(now), maxAttempts, backoff, resetAfter, MAX_LOCK_SECONDS]
   }
 }

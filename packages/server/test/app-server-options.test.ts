@@ -49,6 +49,20 @@ test('the lockout options are checked with or without users', async (t) => {
     { code: INVALID, message: /^serverApp\.login\.store: must be a LockoutStore/ })
 })
 
+test('the lockout options past what every lockout store holds are boot errors naming the option and its bound', async (t) => {
+  const users = { alice: { password: 'alice-pass' } }
+  for (const [login, message] of [
+    [{ maxAttempts: 2 ** 31 }, 'serverApp.login.maxAttempts: expected integer to be less or equal to 1000000'],
+    [{ maxAttempts: 1_000_001 }, 'serverApp.login.maxAttempts: expected integer to be less or equal to 1000000'],
+    [{ addressMaxAttempts: 2 ** 40 }, 'serverApp.login.addressMaxAttempts: expected integer to be less or equal to 1000000'],
+    [{ backoff: 86_401 }, 'serverApp.login.backoff: expected number to be less or equal to 86400'],
+    [{ resetAfter: 1e300 }, 'serverApp.login.resetAfter: expected number to be less or equal to 31536000']
+  ] as const) {
+    t.match(await bootError({ users, serverApp: { login } }), { code: SCHEMA, statusCode: 500, message }, message)
+  }
+  t.equal(await bootError({ users, serverApp: { login: { maxAttempts: 1_000_000, backoff: 86_400, resetAfter: 31_536_000 } } }), undefined, 'the bounds themselves are allowed')
+})
+
 test('an OIDC provider is checked at boot: issuer, keys (a bad issuer was a 500 or 502 at the first sign-in)', async (t) => {
   const boot = (oidc: Record<string, unknown>, more: Record<string, unknown> = {}) => bootError({ externalUrl: 'https://app.example', serverApp: { oidc, ...more } })
   t.match(await boot({ g: { ...provider, issuer: 'idp.example.com' } }),

@@ -2,7 +2,7 @@
 // and keys into PostgreSQL, with their hashes, idempotent. Each test on a
 // database of its own.
 import { test, type Test } from 'tap'
-import { cpSync } from 'node:fs'
+import { cpSync, mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import pg from 'pg'
@@ -128,4 +128,71 @@ test('an identity already in the database is left as it was (its password too)',
   const status = async (password: string) => (await server.inject({ method: 'POST', url: '/_server/login', payload: { identity: 'dave', password } })).statusCode
   t.equal(await status('dave-password-2'), 200, 'the database\'s record is left as it was')
   t.equal(await status('dave-password-1'), 401)
+})
+
+// A version 1 document of each file, as the file stores still read them.
+function v1Store (dir: string, users: ReadonlyArray<Record<string, unknown>>, keys: ReadonlyArray<Record<string, unknown>>): string {
+  mkdirSync(dir, { recursive: true })
+  writeFileSync(join(dir, 'users.json'), JSON.stringify({ version: 1, users }))
+  writeFileSync(join(dir, 'keys.json'), JSON.stringify({ version: 1, keys }))
+  return dir
+}
+const HASH = 'scrypt$1024,8,1$oMI4a1qZ1MFZL13gJQ8DFw$p8LhlKUX7zDvw3UD1taufG7XG4nSQ1JbusB3X1GfyY0'
+const AT = '2026-11-24T01:34:51.238Z'
+const userRecord = (identity: string, fields: Record<string, unknown> = {}) => ({ identity, tags: [], enabled: true, createdAt: AT, updatedAt: AT, passwordHash: HASH, ...fields })
+const keyRecord = (i: number, fields: Record<string, unknown> = {}) => ({
+  keyId: i.toString(16).padStart(16, '0'), label: `key${i}`, tags: [], enabled: true, expiresAt: null, createdAt: AT, lastUsedAt: null, secretHash: `sha256$${'A'.repeat(42)}${i % 10}`, ...fields
+})
+const nothingWritten = async (t: Test, db: Awaited<ReturnType<typeof database>>, message: string) => {
+  t.same(await db.query('select 1 from gatehouse.users union all select 1 from gatehouse.api_keys'), [], message)
+}
+
+test('a bad record in the keys file: refused by name before anything is written (the users neither)', postgres, async (t) => {
+  const db = await database(t)
+  const dir = t.testdir({})
+  for (const [field, value] of [['createdAt', '0000-06-01T00:00:00.000Z'], ['lastUsedAt', '0000-01-01T00:00:00Z'], ['expiresAt', '9999-12-31T23:00:00-05:00']] as const) {
+    const from = v1Store(join(dir, field), [userRecord('alice'), userRecord('bob')], [keyRecord(1), keyRecord(2, { [field]: value })])
+    const run = await cli(['import', '--from', from, '--database', db.url])
+    t.equal(run.code, 1, `${field} ${value}`)
+    t.match(run.stderr, new RegExp(`^gatehouse: keys\\[1\\] \\(0000000000000002\\): ${field} must be a date from year 1 to 9999 \\(UTC\\)\\n$`))
+    t.equal(run.stdout, '')
+    await nothingWritten(t, db, 'no user was written before the keys were checked')
+  }
+})
+
+test('a date PostgreSQL cannot hold (year 0000, or past 9999 in UTC) is named, never a raw database error', postgres, async (t) => {
+  const db = await database(t)
+  const dir = t.testdir({})
+  for (const [field, value] of [['createdAt', '0000-01-01T00:00:00Z'], ['updatedAt', '0001-01-01T00:30:00+01:00'], ['updatedAt', '9999-12-31T23:59:59-00:01']] as const) {
+    const from = v1Store(join(dir, `${field}-${value.slice(0, 4)}${value.slice(-6)}`.replace(/[:+]/g, '')), [userRecord('alice'), userRecord('bob', { [field]: value })], [keyRecord(1)])
+    const run = await cli(['import', '--from', from, '--database', db.url])
+    t.equal(run.code, 1, `${field} ${value}`)
+    t.match(run.stderr, new RegExp(`^gatehouse: users\\[1\\] \\(bob\\): ${field} must be a date from year 1 to 9999 \\(UTC\\)\\n$`))
+    t.notMatch(run.stderr, /scrypt\$|out of range|22008/, 'no hash, no database message')
+    await nothingWritten(t, db, 'nothing written')
+  }
+  const edges = v1Store(join(dir, 'edges'), [userRecord('first', { createdAt: '0001-01-01T00:00:00.000Z' }), userRecord('last', { updatedAt: '9999-12-31T23:59:59.999Z' })], [])
+  const run = await cli(['import', '--from', edges, '--database', db.url])
+  t.equal(run.code, 0, run.stderr)
+  t.same((await db.query<{ at: string }>('select to_char(created_at at time zone \'UTC\', \'YYYY\') || \'/\' || to_char(updated_at at time zone \'UTC\', \'YYYY\') as at from gatehouse.users order by identity')).map((r) => r.at),
+    ['0001/2026', '2026/9999'], 'years 1 and 9999 are stored')
+})
+
+test('a value the database refuses (SQLSTATE class 22) is named by record; the import is one transaction, so nothing stays', postgres, async (t) => {
+  const db = await database(t)
+  // A refusal the checks cannot foresee: a trigger of the database's own,
+  // whose message quotes the secret's digest (which must not be shown).
+  await db.query(`create function refuse_key() returns trigger language plpgsql as $$
+    begin raise exception 'refused %', new.secret_hash using errcode = '22023'; end $$`)
+  await db.query('create trigger refuse_key before insert on gatehouse.api_keys for each row when (new.label = \'refused\') execute function refuse_key()')
+  const keys = Array.from({ length: 1500 }, (_, i) => keyRecord(i + 1, i === 1200 ? { label: 'refused' } : {}))
+  const from = v1Store(t.testdir({}), [userRecord('alice')], keys)
+  const run = await cli(['import', '--from', from, '--database', db.url])
+  t.equal(run.code, 1)
+  t.match(run.stderr, /^gatehouse: keys\[1200\] \(00000000000004b1\): PostgreSQL refused a value \(SQLSTATE 22023\)\n$/)
+  t.notMatch(run.stderr, /sha256\$|refused sha/, 'the database\'s message (with the digest) is not shown')
+  await nothingWritten(t, db, 'the users and the first 1200 keys are rolled back with it')
+  await db.query('drop trigger refuse_key on gatehouse.api_keys')
+  const again = await cli(['import', '--from', from, '--database', db.url])
+  t.equal(again.stdout, 'imported 1 users (0 already present), 1500 keys (0 already present)\n', 'once the database takes it, everything goes in')
 })

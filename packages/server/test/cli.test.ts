@@ -60,7 +60,7 @@ test('bad input: clear messages and non-zero exits', async (t) => {
     [['keys', 'issue', '--label', ''], 1, /label must be 1–200 characters/],
     [['keys', 'revoke', 'abc'], 2, /a keyId is 16 hex characters/],
     [['keys', 'revoke', '0123456789abcdef'], 1, /no key 0123456789abcdef/],
-    [['keys', 'frobnicate'], 2, /unknown keys command "frobnicate"/],
+    [['keys', 'frobnicate'], 2, /unknown keys command: argument 2 "frobnicate"/],
     [['keys'], 2, /which keys command\?/],
     [['users', 'add'], 2, /give exactly one identity/],
     [['users', 'add', 'alice', 'hunter2'], 2, /give exactly one identity/, 'a password is never taken from argv'],
@@ -68,7 +68,7 @@ test('bad input: clear messages and non-zero exits', async (t) => {
     [['users', 'passwd', 'nobody'], 1, /no user nobody/],
     [['users', 'disable', 'nobody'], 1, /no user nobody/],
     [['users', 'add', 'a:b'], 1, /identity must be 1–200 characters without control characters or ":"/, 'needs stdin'],
-    [['frobnicate'], 2, /unknown command "frobnicate"/],
+    [['frobnicate'], 2, /unknown command: argument 1 "frobnicate"/],
     [['keys', 'list', '--store', join(dir, 'bad')], 1, new RegExp(`Store file ${join(dir, 'bad', 'keys.json')}: not valid JSON`)]
   ]
   for (const [args, code, message, note] of cases) {

@@ -15,6 +15,35 @@ export interface LockoutPolicy {
 export const MAX_LOCK_SECONDS = 86_400
 
 /**
+ * The largest lockout options every store can hold: the PostgreSQL step
+ * takes maxAttempts as a 32-bit integer and resetAfter in milliseconds as
+ * a bigint, Redis's PEXPIRE refuses an expiry past 2^63 ms, and a backoff
+ * past the longest lock changes nothing. The server refuses larger options
+ * at boot, naming them; a store given a larger policy directly holds it to
+ * these ({@link boundedPolicy}), so the memory, Redis and PostgreSQL stores
+ * answer alike.
+ */
+export const LOCKOUT_LIMITS = Object.freeze({
+  /** Failures before the first lock (of an identity or of a client address). */
+  maxAttempts: 1_000_000,
+  /** Seconds of the first lock: the longest lock. */
+  backoff: MAX_LOCK_SECONDS,
+  /** Seconds a key's failures are remembered: a year. */
+  resetAfter: 365 * 86_400
+})
+
+/** `policy` held to {@link LOCKOUT_LIMITS}; every store applies it to the policy it is given. */
+export function boundedPolicy (policy: LockoutPolicy): LockoutPolicy {
+  const { maxAttempts, backoff, resetAfter } = LOCKOUT_LIMITS
+  if (policy.maxAttempts <= maxAttempts && policy.backoff <= backoff && policy.resetAfter <= resetAfter) return policy
+  return {
+    maxAttempts: Math.min(policy.maxAttempts, maxAttempts),
+    backoff: Math.min(policy.backoff, backoff),
+    resetAfter: Math.min(policy.resetAfter, resetAfter)
+  }
+}
+
+/**
  * Milliseconds after which an unsettled claim no longer holds a place: the
  * process that made it died between the claim and its outcome. A password
  * check takes well under a second; a minute leaves room for a busy machine.

@@ -1,6 +1,6 @@
 import { LruMap } from '@fastify-gatehouse/core'
 import { GATEHOUSE_AUTH_INVALID_CONFIG } from '../errors.js'
-import { afterClaim, afterFailure, afterRefund, secondsUntil, type LockoutPolicy, type LockoutState } from './lockout-policy.js'
+import { afterClaim, afterFailure, afterRefund, boundedPolicy, secondsUntil, type LockoutPolicy, type LockoutState } from './lockout-policy.js'
 import type { LockoutStore } from './lockout-store.js'
 
 /**
@@ -28,19 +28,19 @@ export class MemoryLockoutStore implements LockoutStore {
   }
 
   claim (key: string, policy: LockoutPolicy, now: number): number {
-    const { state, retryAfter } = afterClaim(this.#states.peek(key), policy, now)
+    const { state, retryAfter } = afterClaim(this.#states.peek(key), boundedPolicy(policy), now)
     if (retryAfter === 0) this.#states.set(key, state)
     return retryAfter
   }
 
   recordFailure (key: string, policy: LockoutPolicy, now: number): number {
-    const state = afterFailure(this.#states.peek(key), policy, now)
+    const state = afterFailure(this.#states.peek(key), boundedPolicy(policy), now)
     this.#states.set(key, state)
     return secondsUntil(state.lockedUntil, now)
   }
 
   refund (key: string, policy: LockoutPolicy, now: number): void {
-    const state = afterRefund(this.#states.peek(key), policy, now)
+    const state = afterRefund(this.#states.peek(key), boundedPolicy(policy), now)
     if (state === undefined) this.#states.delete(key)
     else this.#states.set(key, state)
   }

@@ -38,6 +38,12 @@ export async function apiKeyStoreConformance (t: Test, make: () => Promise<ApiKe
   await t.test('expiry', async (t) => {
     const store = await make()
     await t.rejects(store.issue({ label: 'past', expiresAt: new Date(Date.now() - 1000) }), { code: 'GATEHOUSE_AUTH_STORE_INPUT' })
+    // Every store takes what PostgreSQL can hold, so a key moves between them.
+    const last = await store.issue({ label: 'last', expiresAt: new Date('9999-12-31T23:59:59.999Z') })
+    t.equal(last.record.expiresAt, '9999-12-31T23:59:59.999Z', 'the last millisecond of year 9999')
+    for (const expiresAt of [new Date('9999-12-31T23:00:00-05:00'), new Date(8.64e15)]) {
+      await t.rejects(store.issue({ label: 'too far', expiresAt }), { code: 'GATEHOUSE_AUTH_STORE_INPUT', statusCode: 400, message: 'expiresAt must be a date in the future, before year 10000 (UTC)' }, expiresAt.toISOString())
+    }
     // verify() reads Date.now(): faked, so that "not yet expired" holds
     // however slow the machine (issue() checks against the real time).
     const clock = fakeDateNow(t)

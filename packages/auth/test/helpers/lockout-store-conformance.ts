@@ -1,5 +1,5 @@
 import type { Test } from 'tap'
-import { CLAIM_TTL_MS, type LockoutPolicy, type LockoutStore } from '@fastify-gatehouse/auth'
+import { CLAIM_TTL_MS, LOCKOUT_LIMITS, MAX_LOCK_SECONDS, type LockoutPolicy, type LockoutStore } from '@fastify-gatehouse/auth'
 
 const policy = { maxAttempts: 5, backoff: 30, resetAfter: 3600 }
 
@@ -167,5 +167,24 @@ export async function lockoutStoreConformance (t: Test, make: () => Promise<Lock
     const steep = { maxAttempts: 1, backoff: 50_000, resetAfter: 200_000 }
     t.equal(await failedAttempt(store, 'k', now, 0, steep), 50_000)
     t.equal(await failedAttempt(store, 'k', now + 50_000_000, 0, steep), 86_400, 'doubled past a day: a day')
+  })
+
+  await t.test('a policy at the limits the options allow works; one past them is held to them', async (t) => {
+    const store = await make()
+    const now = Date.now()
+    const { maxAttempts, backoff, resetAfter } = LOCKOUT_LIMITS
+    t.equal(await failedAttempt(store, 'identity:most', now, 0, { maxAttempts, backoff, resetAfter }), 0, 'one failure of a million locks nothing')
+    const steepest = { maxAttempts: 1, backoff, resetAfter }
+    t.equal(await failedAttempt(store, 'identity:steep', now, 0, steepest), MAX_LOCK_SECONDS, 'the longest lock at once')
+    const lockEnds = now + MAX_LOCK_SECONDS * 1000
+    t.equal(await failedAttempt(store, 'identity:steep', lockEnds + resetAfter * 1000, 0, steepest), MAX_LOCK_SECONDS, 'remembered for resetAfter (a year) after the lock')
+
+    // Past the limits, given to the store directly (the server refuses them at boot).
+    t.equal(await failedAttempt(store, 'identity:past', now, 0, { maxAttempts: 2 ** 31, backoff: 1e308, resetAfter: 1e300 }), 0, 'maxAttempts 2^31: held to a million')
+    const twice = { maxAttempts: 2, backoff: 1e308, resetAfter: 1e300 }
+    t.equal(await failedAttempt(store, 'identity:forgotten', now, 0, twice), 0)
+    t.equal(await failedAttempt(store, 'identity:forgotten', now + (resetAfter + 1) * 1000, 0, twice), 0, 'resetAfter held to a year: the first failure is forgotten')
+    t.equal(await failedAttempt(store, 'identity:forgotten', now + (resetAfter + 2) * 1000, 0, twice), MAX_LOCK_SECONDS, 'backoff held to a day')
+    t.equal(await store.lockedFor('identity:forgotten', now + (resetAfter + 2) * 1000), MAX_LOCK_SECONDS)
   })
 }

@@ -65,15 +65,25 @@ export function secretHashOf (key: string): string {
 }
 
 /**
- * Counts the statements a pool runs (wrapping its `query`), by their text;
- * `statements` lists them in order.
+ * Counts the statements a pool runs (wrapping `query` of every client it
+ * hands out from now on), by their text; `statements` lists them in order.
  */
 export function countStatements (pool: pg.Pool): { statements: string[], reset: () => void } {
   const statements: string[] = []
-  const query = pool.query.bind(pool) as (...args: unknown[]) => unknown
-  ;(pool as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
-    statements.push(typeof args[0] === 'string' ? args[0] : String((args[0] as { text?: string }).text))
-    return query(...args)
+  const counting = (on: { query: (...args: unknown[]) => unknown }): void => {
+    const query = on.query.bind(on)
+    on.query = (...args: unknown[]) => {
+      statements.push(typeof args[0] === 'string' ? args[0] : String((args[0] as { text?: string }).text))
+      return query(...args)
+    }
   }
+  // On each client the pool hands out: pool.query checks one out too, and a
+  // transaction's statements run on its client, not through pool.query.
+  const wrapped = new WeakSet<object>()
+  pool.on('acquire', (client) => {
+    if (wrapped.has(client)) return
+    wrapped.add(client)
+    counting(client as unknown as { query: (...args: unknown[]) => unknown })
+  })
   return { statements, reset: () => { statements.length = 0 } }
 }

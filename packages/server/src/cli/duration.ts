@@ -1,3 +1,4 @@
+import { quoteValue } from './arguments.js'
 import { UsageError } from './io.js'
 
 const UNITS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 }
@@ -10,5 +11,5 @@ export function parseExpiry (value: string, now: Date): Date {
     const date = new Date(value)
     if (!Number.isNaN(date.getTime())) return date
   }
-  throw new UsageError(`--expires takes a duration like 30d, 12h, 90m or an ISO date, not ${JSON.stringify(value)}`)
+  throw new UsageError(`--expires takes a duration like 30d, 12h, 90m or an ISO date, not ${quoteValue(value)}`)
 }

@@ -1,7 +1,7 @@
 import { resolve } from 'node:path'
-import { parseArgs } from 'node:util'
 import { readStoredApiKeys, readStoredUsers } from '@fastify-gatehouse/auth'
 import { GATEHOUSE_SERVER_NO_STORE } from '../errors.js'
+import { noArguments, parseCommand } from './arguments.js'
 import { DATABASE_ENV } from './database-flag.js'
 import { postgresPackage } from './drivers.js'
 import { UsageError, type CliIo } from './io.js'
@@ -19,24 +19,20 @@ The schema must be current (gatehouse migrate up). No secret is ever printed.
 
 /**
  * `gatehouse import`: a folder store's users and keys into PostgreSQL,
- * idempotent (`importUsers`/`importKeys` leave an identity or key id that
- * is already there alone). Everything is read and checked before anything
- * is written; the counts go to stdout.
+ * all or nothing and idempotent (`importStore` checks every record of both
+ * files, then writes them in one transaction, leaving an identity or key
+ * id that is already there alone); the counts go to stdout.
  */
 export async function importCommand (args: string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args,
-    allowPositionals: true,
-    options: {
-      from: { type: 'string' },
-      database: { type: 'string' },
-      config: { type: 'string' },
-      schema: { type: 'string' },
-      'table-prefix': { type: 'string' },
-      json: { type: 'boolean', default: false }
-    }
+  const { values, positionals } = parseCommand(args, 1, {
+    from: { type: 'string' },
+    database: { type: 'string' },
+    config: { type: 'string' },
+    schema: { type: 'string' },
+    'table-prefix': { type: 'string' },
+    json: { type: 'boolean', default: false }
   })
-  if (positionals.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])}`)
+  noArguments(positionals)
   if (values.from === undefined) throw new UsageError('--from <store dir> is required')
   if (values.database === undefined && values.config === undefined && (io.env[DATABASE_ENV] ?? '') === '') {
     throw new UsageError(`give the database: --database <url>, $${DATABASE_ENV} or --config <file>`)
@@ -46,26 +42,19 @@ export async function importCommand (args: string[], io: CliIo): Promise<number>
   if (target.kind !== 'postgres') throw new UsageError(`give the database: --database <url>, $${DATABASE_ENV} or --config <file>`)
   const from = resolve(io.cwd, values.from)
   if (!await isStore(from)) throw new GATEHOUSE_SERVER_NO_STORE(from)
-  // Read with the file stores' own parsing (either format); a bad record fails here, before any write.
+  // Both files read with the file stores' own parsing (either format), then
+  // every record of both checked by importStore, before anything is written.
   const users = await readStoredUsers(usersFile(from))
   const keys = await readStoredApiKeys(keysFile(from))
 
   const postgres = await postgresPackage()
-  const connection = { url: target.url, schema: target.schema, tablePrefix: target.tablePrefix, poolSize: 2 }
-  const userStore = await postgres.PostgresUserStore.connect(connection)
-  try {
-    const keyStore = await postgres.PostgresApiKeyStore.connect(connection)
-    try {
-      const userCounts = await userStore.importUsers(users)
-      const keyCounts = await keyStore.importKeys(keys)
-      io.stdout.write(values.json
-        ? JSON.stringify({ users: userCounts, keys: keyCounts }) + '\n'
-        : `imported ${userCounts.added} users (${userCounts.existing} already present), ${keyCounts.added} keys (${keyCounts.existing} already present)\n`)
-    } finally {
-      await keyStore.close()
-    }
-  } finally {
-    await userStore.close()
-  }
+  // A minute a statement, not the stores' 5 s: the import is one
+  // transaction, and an import of the same names running beside it holds
+  // their rows until it commits (this one then adds nothing for them).
+  const connection = { url: target.url, schema: target.schema, tablePrefix: target.tablePrefix, poolSize: 1, statementTimeout: 60_000 }
+  const counts = await postgres.importStore(connection, { users, keys })
+  io.stdout.write(values.json
+    ? JSON.stringify(counts) + '\n'
+    : `imported ${counts.users.added} users (${counts.users.existing} already present), ${counts.keys.added} keys (${counts.keys.existing} already present)\n`)
   return 0
 }

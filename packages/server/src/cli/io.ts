@@ -14,10 +14,3 @@ export interface CliIo {
 export const UsageError = GATEHOUSE_SERVER_CLI_USAGE
 
 export const processIo = (): CliIo => ({ stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env, cwd: process.cwd() })
-
-/** The one positional argument a command takes (`keys revoke <keyId>`), or a usage error naming it. */
-export function onlyArgument (positionals: readonly string[], name: string): string {
-  const value = positionals[0]
-  if (positionals.length !== 1 || value === undefined) throw new UsageError(`give exactly one ${name}`)
-  return value
-}

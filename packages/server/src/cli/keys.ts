@@ -1,7 +1,7 @@
-import { parseArgs } from 'node:util'
 import { API_KEY_ID_PATTERN, type ApiKeyStore } from '@fastify-gatehouse/auth'
 import { parseExpiry } from './duration.js'
-import { onlyArgument, UsageError, type CliIo } from './io.js'
+import { nameArgument, noArguments, onlyArgument, parseCommand, type Argument } from './arguments.js'
+import { UsageError, type CliIo } from './io.js'
 import { reportCreated } from './store-paths.js'
 import { openKeyStore, STORE_FLAGS, STORE_FLAGS_USAGE, storeTarget, type StoreFlags } from './store-target.js'
 import { tagsFlag } from './tags-flag.js'
@@ -16,30 +16,27 @@ ${STORE_FLAGS_USAGE}`
 
 const KEY_ID = new RegExp(API_KEY_ID_PATTERN)
 
-function keyIdArgument (positionals: string[]): string {
+function keyIdArgument (positionals: readonly Argument[]): string {
   const keyId = onlyArgument(positionals, 'keyId')
-  if (!KEY_ID.test(keyId)) throw new UsageError(`a keyId is 16 hex characters (the part after gak_), not ${JSON.stringify(keyId)}`)
-  return keyId
+  // A whole key given for its id is not echoed (nameArgument): it is the secret.
+  if (!KEY_ID.test(keyId.value)) throw new UsageError(`a keyId is 16 hex characters (the part after gak_), not ${nameArgument(keyId)}`)
+  return keyId.value
 }
 
 /** `gatehouse keys …`; resolves with the exit code. */
 export async function keysCommand (args: string[], io: CliIo): Promise<number> {
   const [action, ...rest] = args
-  const { values, positionals } = parseArgs({
-    args: rest,
-    allowPositionals: true,
-    options: {
-      ...STORE_FLAGS,
-      label: { type: 'string' },
-      tags: { type: 'string' },
-      expires: { type: 'string' },
-      json: { type: 'boolean', default: false }
-    }
+  const { values, positionals } = parseCommand(rest, 2, {
+    ...STORE_FLAGS,
+    label: { type: 'string' },
+    tags: { type: 'string' },
+    expires: { type: 'string' },
+    json: { type: 'boolean', default: false }
   })
   // Wrong usage is reported before the store is looked at.
   switch (action) {
     case 'issue': {
-      if (positionals.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])}`)
+      noArguments(positionals)
       if (values.label === undefined) throw new UsageError('--label is required')
       const tags = tagsFlag(values.tags)
       const expiresAt = values.expires === undefined ? null : parseExpiry(values.expires, new Date())
@@ -57,6 +54,7 @@ export async function keysCommand (args: string[], io: CliIo): Promise<number> {
       })
     }
     case 'list':
+      noArguments(positionals)
       return await withStore(io, values, false, async (store) => {
         const keys = await store.list()
         if (values.json) {
@@ -84,7 +82,7 @@ export async function keysCommand (args: string[], io: CliIo): Promise<number> {
       })
     }
     default:
-      throw new UsageError(action === undefined ? 'which keys command?' : `unknown keys command ${JSON.stringify(action)}`)
+      throw new UsageError(action === undefined ? 'which keys command?' : `unknown keys command: ${nameArgument({ value: action, position: 2 })}`)
   }
 }
 

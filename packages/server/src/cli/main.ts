@@ -1,5 +1,6 @@
 import { KEYS_USAGE, keysCommand } from './keys.js'
 import { IMPORT_USAGE, importCommand } from './import.js'
+import { nameArgument } from './arguments.js'
 import { processIo, UsageError, type CliIo } from './io.js'
 import { MIGRATE_USAGE, migrateCommand } from './migrate.js'
 import { SERVE_USAGE, serveCommand } from './serve.js'
@@ -54,7 +55,7 @@ export async function main (argv: readonly string[], io: CliIo = processIo()): P
     if (group === 'serve') return await serveCommand(args, io)
     if (group === 'migrate') return await migrateCommand(args, io)
     if (group === 'import') return await importCommand(args, io)
-    throw new UsageError(`unknown command ${JSON.stringify(group)}`)
+    throw new UsageError(`unknown command: ${nameArgument({ value: group, position: 1 })}`)
   } catch (err) {
     const code = (err as { code?: unknown } | null)?.code
     if (err instanceof UsageError || (typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS'))) {

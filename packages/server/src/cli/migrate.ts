@@ -1,10 +1,10 @@
-import { parseArgs } from 'node:util'
 import type { MigrationStatus } from '@fastify-gatehouse/postgres'
 import { databaseAddress, databaseUrl, DATABASE_ENV } from './database-flag.js'
 import { postgresPackage } from './drivers.js'
 import { GATEHOUSE_SERVER_INVALID_OPTIONS } from '../errors.js'
 import { readConfig } from './config-file.js'
 import { UsageError, type CliIo } from './io.js'
+import { nameArgument, noArguments, parseCommand } from './arguments.js'
 
 export const MIGRATE_USAGE = `Usage:
   gatehouse migrate up       run the pending migrations of the PostgreSQL schema
@@ -46,21 +46,17 @@ function stateLine (state: State, status: MigrationStatus): string {
  */
 export async function migrateCommand (args: string[], io: CliIo): Promise<number> {
   const [action, ...rest] = args
-  const { values, positionals } = parseArgs({
-    args: rest,
-    allowPositionals: true,
-    options: {
-      database: { type: 'string' },
-      config: { type: 'string' },
-      schema: { type: 'string' },
-      'table-prefix': { type: 'string' },
-      json: { type: 'boolean', default: false }
-    }
+  const { values, positionals } = parseCommand(rest, 2, {
+    database: { type: 'string' },
+    config: { type: 'string' },
+    schema: { type: 'string' },
+    'table-prefix': { type: 'string' },
+    json: { type: 'boolean', default: false }
   })
   if (action !== 'up' && action !== 'down' && action !== 'status') {
-    throw new UsageError(action === undefined ? 'which migrate command? (up, down or status)' : `unknown migrate command ${JSON.stringify(action)}`)
+    throw new UsageError(action === undefined ? 'which migrate command? (up, down or status)' : `unknown migrate command: ${nameArgument({ value: action, position: 2 })}`)
   }
-  if (positionals.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])}`)
+  noArguments(positionals)
   let codes: number[] = []
   for (const target of await targets(io, values)) codes = [...codes, await migrateOne(io, action, target, values.json)]
   return Math.max(0, ...codes)

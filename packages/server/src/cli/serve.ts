@@ -1,6 +1,5 @@
 import { isAbsolute, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
-import { parseArgs } from 'node:util'
 import { extendOptions, pickServerLimits, type GatehouseConfig } from '@fastify-gatehouse/core'
 import { FileApiKeyStore, FileUserStore, type LockoutStore } from '@fastify-gatehouse/auth'
 import type { SessionStore } from '@fastify-gatehouse/session'
@@ -8,6 +7,7 @@ import { AppServer, type AppServerOptions } from '../app-server/app-server.js'
 import { checkAdminPassword } from '../app-server/auth-mixin.js'
 import { RoutedApplication } from '../app-server/routed-application.js'
 import { GATEHOUSE_SERVER_BAD_APP } from '../errors.js'
+import { noArguments, parseCommand } from './arguments.js'
 import { UsageError, type CliIo } from './io.js'
 import { openLockoutStore, openSessionStore, redisHost } from './redis-stores.js'
 import { readConfig } from './config-file.js'
@@ -45,19 +45,15 @@ async function loadApplication (module: string, cwd: string): Promise<RoutedAppl
  * SIGINT/SIGTERM. Resolves with the exit code once stopped.
  */
 export async function serveCommand (args: string[], io: CliIo, signals: NodeJS.EventEmitter = process): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args,
-    allowPositionals: true,
-    options: {
-      config: { type: 'string' },
-      app: { type: 'string' },
-      host: { type: 'string' },
-      port: { type: 'string' },
-      database: { type: 'string' },
-      migrate: { type: 'boolean', default: false }
-    }
+  const { values, positionals } = parseCommand(args, 1, {
+    config: { type: 'string' },
+    app: { type: 'string' },
+    host: { type: 'string' },
+    port: { type: 'string' },
+    database: { type: 'string' },
+    migrate: { type: 'boolean', default: false }
   })
-  if (positionals.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])}`)
+  noArguments(positionals)
   const port = values.port === undefined ? undefined : Number(values.port)
   if (port !== undefined && !(Number.isInteger(port) && port >= 0 && port <= 65535)) throw new UsageError('--port takes 0–65535')
 

@@ -1,6 +1,6 @@
-import { parseArgs } from 'node:util'
-import { checkPassword, hashPassword, type UserStore } from '@fastify-gatehouse/auth'
-import { onlyArgument, UsageError, type CliIo } from './io.js'
+import { checkIdentity, checkPassword, hashPassword, type UserStore } from '@fastify-gatehouse/auth'
+import { nameArgument, noArguments, onlyArgument, parseCommand, type Argument } from './arguments.js'
+import { UsageError, type CliIo } from './io.js'
 import { readNewPassword } from './password-input.js'
 import { reportCreated } from './store-paths.js'
 import { openUserStore, STORE_FLAGS, STORE_FLAGS_USAGE, storeTarget, type StoreFlags } from './store-target.js'
@@ -17,17 +17,20 @@ export const USERS_USAGE = `Usage:
   gatehouse users hash                            (prints a password_hash for a config file; password as for add; no store)
 ${STORE_FLAGS_USAGE}`
 
+// Checked before any store or prompt: a word that cannot be an identity (a
+// colon: a database URL typed in its place) fails without being echoed,
+// where "no user <it>" would have shown it.
+function identityArgument (positionals: readonly Argument[]): string {
+  return checkIdentity(onlyArgument(positionals, 'identity').value)
+}
+
 /** `gatehouse users …`; resolves with the exit code. */
 export async function usersCommand (args: string[], io: CliIo): Promise<number> {
   const [action, ...rest] = args
-  const { values, positionals } = parseArgs({
-    args: rest,
-    allowPositionals: true,
-    options: {
-      ...STORE_FLAGS,
-      tags: { type: 'string' },
-      json: { type: 'boolean', default: false }
-    }
+  const { values, positionals } = parseCommand(rest, 2, {
+    ...STORE_FLAGS,
+    tags: { type: 'string' },
+    json: { type: 'boolean', default: false }
   })
   const missing = (identity: string): number => {
     io.stderr.write(`gatehouse: no user ${identity}\n`)
@@ -36,7 +39,7 @@ export async function usersCommand (args: string[], io: CliIo): Promise<number> 
   // Wrong usage is reported before the store is looked at.
   switch (action) {
     case 'add': {
-      const identity = onlyArgument(positionals, 'identity')
+      const identity = identityArgument(positionals)
       const tags = tagsFlag(values.tags)
       return await withStore(io, values, true, async (store, created) => {
         const user = await store.add(identity, { password: await readNewPassword(io), tags })
@@ -46,6 +49,7 @@ export async function usersCommand (args: string[], io: CliIo): Promise<number> 
       })
     }
     case 'list':
+      noArguments(positionals)
       return await withStore(io, values, false, async (store) => {
         const users = await store.list()
         io.stdout.write(values.json
@@ -54,7 +58,7 @@ export async function usersCommand (args: string[], io: CliIo): Promise<number> 
         return 0
       })
     case 'passwd': {
-      const identity = onlyArgument(positionals, 'identity')
+      const identity = identityArgument(positionals)
       return await withStore(io, values, false, async (store) => {
         if (await store.get(identity) === null) return missing(identity)
         if (!await store.setPassword(identity, await readNewPassword(io))) return missing(identity)
@@ -64,7 +68,7 @@ export async function usersCommand (args: string[], io: CliIo): Promise<number> 
     }
     case 'disable':
     case 'enable': {
-      const identity = onlyArgument(positionals, 'identity')
+      const identity = identityArgument(positionals)
       return await withStore(io, values, false, async (store) => {
         if (!await store.setEnabled(identity, action === 'enable')) return missing(identity)
         io.stderr.write(`${action === 'enable' ? 'Enabled' : 'Disabled'} ${identity}.\n`)
@@ -72,7 +76,7 @@ export async function usersCommand (args: string[], io: CliIo): Promise<number> 
       })
     }
     case 'delete': {
-      const identity = onlyArgument(positionals, 'identity')
+      const identity = identityArgument(positionals)
       return await withStore(io, values, false, async (store) => {
         if (!await store.delete(identity)) return missing(identity)
         io.stderr.write(`Deleted ${identity}.\n`)
@@ -88,7 +92,7 @@ export async function usersCommand (args: string[], io: CliIo): Promise<number> 
       return 0
     }
     default:
-      throw new UsageError(action === undefined ? 'which users command?' : `unknown users command ${JSON.stringify(action)}`)
+      throw new UsageError(action === undefined ? 'which users command?' : `unknown users command: ${nameArgument({ value: action, position: 2 })}`)
   }
 }
 

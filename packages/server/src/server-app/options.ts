@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox'
 import { invalidTag, invalidTagMessage, isPlainObject, parseTags, validateOptions } from '@fastify-gatehouse/core'
-import type { LockoutStore } from '@fastify-gatehouse/auth'
+import { LOCKOUT_LIMITS, type LockoutStore } from '@fastify-gatehouse/auth'
 import { GATEHOUSE_SERVER_INVALID_OPTIONS } from '../errors.js'
 
 // The options of the login methods: `serverApp.login` (PasswordMethod) and
@@ -9,13 +9,13 @@ import { GATEHOUSE_SERVER_INVALID_OPTIONS } from '../errors.js'
 
 /** Lockout of password logins (`serverApp.login`). */
 export interface LoginOptions {
-  /** Failures of one identity before it is locked. Default: 5. */
+  /** Failures of one identity before it is locked (1 to 1 000 000). Default: 5. */
   maxAttempts?: number
-  /** Seconds of the first lock, doubled by each later failure. Default: 30. */
+  /** Seconds of the first lock, doubled by each later failure (at most 86 400, the longest lock). Default: 30. */
   backoff?: number
-  /** Failures from one client address before it is locked. Default: 4 × maxAttempts. */
+  /** Failures from one client address before it is locked (1 to 1 000 000). Default: 4 × maxAttempts, at most 1 000 000. */
   addressMaxAttempts?: number
-  /** Seconds without failures after which they are forgotten. Default: 3600. */
+  /** Seconds without failures after which they are forgotten (at most 31 536 000, a year). Default: 3600. */
   resetAfter?: number
   /** Where counters live. Default: a `MemoryLockoutStore` (one process). */
   store?: LockoutStore
@@ -39,12 +39,17 @@ export const loginDefaults: ResolvedLoginOptions = Object.freeze({
   store: undefined
 })
 
-/** Schema of {@link LoginOptions}; the config file's `server_app.login` takes the same numbers. */
+/**
+ * Schema of {@link LoginOptions}; the config file's `server_app.login` takes
+ * the same numbers. The maxima are what every lockout store can hold
+ * (`LOCKOUT_LIMITS`): past them the PostgreSQL and Redis steps overflowed at
+ * the first login, so they are boot errors naming the option and its bound.
+ */
 export const loginOptionsSchema = Type.Object({
-  maxAttempts: Type.Optional(Type.Integer({ minimum: 1 })),
-  backoff: Type.Optional(Type.Number({ exclusiveMinimum: 0 })),
-  addressMaxAttempts: Type.Optional(Type.Integer({ minimum: 1 })),
-  resetAfter: Type.Optional(Type.Number({ exclusiveMinimum: 0 })),
+  maxAttempts: Type.Optional(Type.Integer({ minimum: 1, maximum: LOCKOUT_LIMITS.maxAttempts })),
+  backoff: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: LOCKOUT_LIMITS.backoff })),
+  addressMaxAttempts: Type.Optional(Type.Integer({ minimum: 1, maximum: LOCKOUT_LIMITS.maxAttempts })),
+  resetAfter: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: LOCKOUT_LIMITS.resetAfter })),
   store: Type.Optional(Type.Unsafe<LockoutStore>(Type.Object({})))
 }, { additionalProperties: false })
 
@@ -61,7 +66,7 @@ export function resolveLoginOptions (options: LoginOptions = {}, label = 'server
   return Object.freeze({
     maxAttempts,
     backoff: options.backoff ?? loginDefaults.backoff,
-    addressMaxAttempts: options.addressMaxAttempts ?? maxAttempts * 4,
+    addressMaxAttempts: options.addressMaxAttempts ?? Math.min(maxAttempts * 4, LOCKOUT_LIMITS.maxAttempts),
     resetAfter: options.resetAfter ?? loginDefaults.resetAfter,
     store
   })
