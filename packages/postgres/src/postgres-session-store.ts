@@ -116,9 +116,15 @@ export class PostgresSessionStore extends PostgresStore implements SessionStore 
     return rows[0]?.ended ?? 0
   }
 
-  /** One statement, by the identity index (test/explain.test.ts). */
+  /**
+   * One statement, by the identity index (test/explain.test.ts), the
+   * identity's live rows sorted by deadline: O(k log k) for its k sessions.
+   */
   async listFor (identity: string, limit: number): Promise<SessionEntry[]> {
-    const { rows } = await run<SessionRow & { key: string }>(this.pool, this.#sql.listFor, [asText(identity), Math.floor(this.#now()), Math.max(0, Math.floor(limit))])
+    if (!(limit >= 1)) return []
+    // Infinity (all of them) as a bigint the statement takes.
+    const count = Math.min(Math.floor(limit), Number.MAX_SAFE_INTEGER)
+    const { rows } = await run<SessionRow & { key: string }>(this.pool, this.#sql.listFor, [asText(identity), Math.floor(this.#now()), count])
     const entries: SessionEntry[] = []
     for (const row of rows) {
       const record = fromRow(row)

@@ -29,7 +29,7 @@ export interface SessionStatements {
   readonly destroy: Statement
   /** $1 identity, $2 now → count of the live sessions ended (expired ones go too). */
   readonly destroyAllFor: Statement
-  /** $1 identity, $2 now, $3 limit → key, record, expires_at, version of live rows. */
+  /** $1 identity, $2 now, $3 limit → key, record, expires_at, version of live rows, latest deadline first. */
   readonly listFor: Statement
   /** $1 now, $2 batch. */
   readonly sweep: Statement
@@ -55,7 +55,8 @@ export function sessionStatements (names: SqlNames): SessionStatements {
     destroy: s('destroy', `delete from ${t} where key = $1`),
     destroyAllFor: s('destroy-all-for', `with ended as (delete from ${t} where identity = $1 returning expires_at)
       select (count(*) filter (where expires_at > $2))::integer as ended from ended`),
-    listFor: s('list-for', `select key, record, expires_at, version from ${t} where identity = $1 and expires_at > $2 limit $3`),
+    listFor: s('list-for', `select key, record, expires_at, version from ${t} where identity = $1 and expires_at > $2
+      order by expires_at desc limit $3`),
     sweep: sweepStatement(names, 'sessions')
   })
 }

@@ -94,10 +94,13 @@ export class RedisSessionStore extends RedisStore implements SessionStore {
     await this.run(destroySession.run(this.connection.client, [this.prefix + key], [this.#indexPrefix, this.prefix, key]))
   }
 
-  /** One script: the identity's index (live members only) and their records. */
+  /** One script: the identity's index (live members only, latest deadlines first) and their records. */
   async listFor (identity: string, limit: number): Promise<SessionEntry[]> {
+    if (!(limit >= 1)) return []
     const now = Date.now()
-    const answer = await this.run(listSessions.run(this.connection.client, [], [this.#indexPrefix, this.prefix, identity, Math.max(0, Math.floor(limit)), now]))
+    // Infinity (all of them) as a count Redis and Lua both take.
+    const count = Math.min(Math.floor(limit), Number.MAX_SAFE_INTEGER)
+    const answer = await this.run(listSessions.run(this.connection.client, [], [this.#indexPrefix, this.prefix, identity, count, now]))
     if (!Array.isArray(answer)) throw new GATEHOUSE_REDIS_SCRIPT(`unexpected answer from the session list script: ${String(answer)}`)
     const entries: SessionEntry[] = []
     for (let i = 0; i + 3 < answer.length; i += 4) {

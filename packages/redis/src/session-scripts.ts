@@ -118,21 +118,37 @@ return 1
 /**
  * The live sessions of an identity, at most ARGV[4] of them, the latest
  * deadlines first, as a flat list of member, json, expiresAt, version.
- * Reads only the identity's index and its records. KEYS: none. ARGV: index
- * prefix, record prefix, identity, limit, now.
+ * Reads only the identity's index and its records: a page of members by
+ * score at a time (ZREVRANGEBYSCORE: Redis 2.2; ZRANGE … BYSCORE REV
+ * needs 6.2 and the package supports 4.0), one HMGET each. A member whose
+ * record is gone (evicted, deleted by hand) or signed in as someone else is
+ * removed from the index and the next page fills its place, so the limit
+ * still holds. KEYS: none (the index is computed: it may need converting).
+ * ARGV: index prefix, record prefix, identity, limit, now.
  */
 export const listSessions = new LuaScript(INDEX + `
-local identity = ARGV[3]
-local members = redis.call('ZRANGE', index(identity), '+inf', '(' .. ARGV[5], 'BYSCORE', 'REV', 'LIMIT', 0, tonumber(ARGV[4]))
-local found = {}
-for _, m in ipairs(members) do
-  local fields = redis.call('HMGET', record_prefix .. m, 'r', 'e', 'v', 'i')
-  if fields[1] and fields[4] == identity then
-    found[#found + 1] = m
-    found[#found + 1] = fields[1]
-    found[#found + 1] = fields[2]
-    found[#found + 1] = fields[3] or '0'
+local identity, limit = ARGV[3], tonumber(ARGV[4])
+local key = index(identity)
+local found, count, offset = {}, 0, 0
+while count < limit do
+  local want = limit - count
+  local members = redis.call('ZREVRANGEBYSCORE', key, '+inf', '(' .. ARGV[5], 'LIMIT', offset, want)
+  offset = offset + #members
+  for _, m in ipairs(members) do
+    local fields = redis.call('HMGET', record_prefix .. m, 'r', 'e', 'v', 'i')
+    if fields[1] and fields[4] == identity then
+      count = count + 1
+      found[#found + 1] = m
+      found[#found + 1] = fields[1]
+      found[#found + 1] = fields[2]
+      found[#found + 1] = fields[3] or '0'
+    else
+      redis.call('ZREM', key, m)
+      offset = offset - 1
+    end
   end
+  -- A short page was the last one.
+  if #members < want then break end
 end
 return found
 `, 0)

@@ -202,3 +202,68 @@ test('dozens of parallel writes and destroys for one identity from two instances
   await consistent('at the end')
   t.equal(await client.exists(index), 0)
 })
+
+test('listFor meets an index left as a plain set: converts it, and lists the live sessions from it', redis, async (t) => {
+  const prefix = testPrefix('sess')
+  const store = await RedisSessionStore.connect({ url: REDIS_URL, ...PATIENT_TIMEOUTS, prefix })
+  const client = new Redis(REDIS_URL)
+  t.teardown(async () => { await store.close(); client.disconnect(); await cleanPrefix(prefix) })
+  const at = Date.now() + HOUR
+  const indexAt = at + 10_000
+  await oldLayout(client, prefix, 'hana', [{ key: 'h1', expiresAt: at }, { key: 'h2', expiresAt: at + 5 }, { key: 'gone' }, { key: 'ivans', expiresAt: at, as: 'ivan' }], indexAt)
+  const listed = await store.listFor('hana', 100)
+  t.same(listed.map((e) => e.key), ['h2', 'h1'], 'her live sessions, the latest deadline first; dead and foreign members left out')
+  t.match(listed[0]!.record, { identity: 'hana', version: 1, expiresAt: at + 5 })
+  const index = `${prefix}identity:hana`
+  t.equal(await client.type(index), 'zset', 'converted (no WRONGTYPE)')
+  t.same(await client.zrange(index, 0, -1, 'WITHSCORES'), ['h1', String(at), 'h2', String(at + 5)])
+  t.equal(await client.pexpiretime(index), indexAt, 'its expiry kept')
+  t.same((await store.listFor('hana', 1)).map((e) => e.key), ['h2'], 'and lists from the sorted set from then on')
+})
+
+test('listFor drops index members whose record is gone or signed in as another, and still fills its limit', redis, async (t) => {
+  const prefix = testPrefix('sess')
+  const store = await RedisSessionStore.connect({ url: REDIS_URL, ...PATIENT_TIMEOUTS, prefix })
+  const client = new Redis(REDIS_URL)
+  t.teardown(async () => { await store.close(); client.disconnect(); await cleanPrefix(prefix) })
+  const at = Date.now() + HOUR
+  for (let i = 1; i <= 6; i++) t.equal(await store.set(`k${i}`, record('alice', at + i), null), 'written')
+  // What no store write leaves but Redis itself may: a record evicted under
+  // memory pressure or deleted by hand, and one changed behind the store's back.
+  await client.del(`${prefix}k6`)
+  await client.hset(`${prefix}k5`, 'i', 'mallory')
+  t.same((await store.listFor('alice', 3)).map((e) => e.key), ['k4', 'k3', 'k2'], 'the next members fill the places of the dead ones')
+  t.same(await client.zrange(`${prefix}identity:alice`, 0, -1), ['k1', 'k2', 'k3', 'k4'], 'and the dead ones leave the index')
+  t.same((await store.listFor('alice', 100)).map((e) => e.key), ['k4', 'k3', 'k2', 'k1'])
+})
+
+// A redis-server of this test's own, as above: the counts are the server's.
+test('listFor of a user with 5 sessions, among 20 000 sessions of 4 000 others: one script, one index read and one HMGET per session of hers', ownServer, async (t) => {
+  const server = new RedisProcess(await freePort())
+  await server.start()
+  const client = new Redis(server.url)
+  const store = await RedisSessionStore.connect({ url: server.url, ...PATIENT_TIMEOUTS, prefix: 'g:' })
+  t.teardown(async () => { await store.close(); client.disconnect(); await server.stop() })
+
+  for (let u = 0; u < 4000; u += 250) {
+    await Promise.all(Array.from({ length: 250 }, async (_v, i) => await sessions(store, `user-${u + i}`, 5, Date.now() + HOUR)))
+  }
+  const hers = await sessions(store, 'alice', 5, Date.now() + HOUR)
+  const shortDeadline = Date.now() + 200
+  await sessions(store, 'alice', 3, shortDeadline)
+  t.equal(await client.dbsize(), 20_000 + 8 + 4001, 'every session and index written')
+  await untilPast(shortDeadline)
+  await store.listFor('nobody', 1) // loads the script: each call below is one EVALSHA
+
+  await client.config('RESETSTAT')
+  const listed = await store.listFor('alice', 100)
+  const calls = await commandCalls(client)
+  t.same(listed.map((e) => e.key).sort(), [...hers].sort(), 'her five live sessions; the three expired ones not')
+  const scripted = Object.fromEntries([...calls].filter(([name]) => !['config|resetstat', 'info'].includes(name)))
+  t.comment(`commands of one listFor: ${JSON.stringify(scripted)}`)
+  t.same(scripted, { evalsha: 1, type: 1, zrevrangebyscore: 1, hmget: 5 }, 'the type check of her index, one read of it by score (expired members skipped), one HMGET per live session: nothing of anyone else\'s')
+
+  await client.config('RESETSTAT')
+  t.same(await store.listFor('bob', 100), [])
+  t.same(Object.fromEntries([...(await commandCalls(client))].filter(([name]) => !['config|resetstat', 'info'].includes(name))), { evalsha: 1, type: 1, zrevrangebyscore: 1 }, 'an identity without sessions: one empty read')
+})

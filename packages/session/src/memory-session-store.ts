@@ -139,16 +139,21 @@ export class MemorySessionStore implements SessionStore {
     return keys.length
   }
 
+  /** From the identity index: O(k log k) for the identity's k sessions, whatever the store holds. */
   listFor (identity: string, limit: number): SessionEntry[] {
+    const keys = this.#byIdentity.get(identity)
+    if (keys === undefined || !(limit >= 1)) return []
     const entries: SessionEntry[] = []
     // A copy: #live drops an expired record, and with it its index entry.
-    for (const key of [...(this.#byIdentity.get(identity) ?? [])]) {
-      if (entries.length >= limit) break
+    for (const key of [...keys]) {
       // Not a use: listing a user's sessions must not keep them from eviction.
       const record = this.#live(key)
       if (record !== undefined) entries.push({ key, record })
     }
-    return entries
+    // The index is in order of writing, not of use (a touch does not move
+    // a key): the latest deadlines are the most recently used.
+    entries.sort((a, b) => b.record.expiresAt - a.record.expiresAt)
+    return entries.length > limit ? entries.slice(0, Math.floor(limit)) : entries
   }
 
   /**

@@ -6,7 +6,7 @@ import { resolveSessionOptions, type SessionOptions } from './options.js'
 import { Session, type SessionChange } from './session.js'
 import { isSessionId, sessionKey } from './session-id.js'
 import { writeSession } from './write-session.js'
-import { userAgentLabel } from './user-agent-label.js'
+import { sessionClient } from './session-client.js'
 import type { SessionClient, SessionRecord } from './session-store.js'
 
 const sameTags = (a: readonly string[], b: readonly string[]): boolean => a.length === b.length && a.every((tag, i) => tag === b[i])
@@ -44,7 +44,7 @@ export const sessionHooks: FastifyPluginAsync<SessionOptions> = async function s
 
   /** Who is asking, for the session's owner's list; worked out only if the session is written. */
   function clientOf (request: FastifyRequest): () => SessionClient {
-    return () => ({ address: request.ip, agent: userAgentLabel(request.headers['user-agent']) })
+    return () => sessionClient(request.ip, request.headers['user-agent'])
   }
 
   /** Whether `record` is a live session: unexpired, and written by a store that versions it. */

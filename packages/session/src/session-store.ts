@@ -94,9 +94,11 @@ export interface SessionStore {
   /** Ends every session of `identity` (log out everywhere); resolves with how many. */
   destroyAllFor: (identity: string) => MaybePromise<number>
   /**
-   * The live sessions of `identity`, at most `limit` of them (which ones,
-   * when there are more, is the store's choice), in no particular order.
-   * Costs O(sessions of that identity), never O(all sessions).
+   * The live sessions of `identity`, at most `limit` of them, the most
+   * recently used (latest `expiresAt`) first: when there are more, the
+   * ones left out are those unused longest. `limit` is a whole number;
+   * `Infinity` lists them all, anything below 1 (or NaN) none. Costs
+   * O(sessions of that identity), never O(all sessions).
    */
   listFor: (identity: string, limit: number) => MaybePromise<SessionEntry[]>
 }

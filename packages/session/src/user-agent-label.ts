@@ -43,9 +43,10 @@ function printable (value: string): string {
  * `Chrome 131 on Android`; `unknown` when there is none.
  */
 export function userAgentLabel (header: string | undefined): string {
-  if (typeof header !== 'string' || header.trim() === '') return 'unknown'
+  if (typeof header !== 'string') return 'unknown'
   // Only the start is read: a header of kilobytes costs no more than a short one.
   const agent = header.slice(0, 512)
+  if (agent.trim() === '') return 'unknown'
   let browser: string | undefined
   for (const [pattern, name] of BROWSERS) {
     const match = pattern.exec(agent)

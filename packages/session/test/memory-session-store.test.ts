@@ -1,4 +1,5 @@
 import { test } from 'tap'
+import { LruMap } from '@fastify-gatehouse/core'
 import { MemorySessionStore, memorySessionStoreDefaults, type SessionRecord } from '@fastify-gatehouse/session'
 import { sessionStoreConformance } from './helpers/session-store-conformance.js'
 import { fakeClock } from '../../../test-helpers/clock.js'
@@ -187,4 +188,36 @@ test('MemorySessionStore.sweep() drops every expired record at once, and only th
 
 test('MemorySessionStore: an unknown option is a boot error naming it', async (t) => {
   t.throws(() => new MemorySessionStore({ maxSignedin: 5 } as never), { code: 'GATEHOUSE_SESSION_INVALID_OPTIONS', message: /maxSignedin: unknown option/ })
+})
+
+/** Counts what `work` asks of every LruMap (the store's two maps): records looked at, and walks over a whole map. */
+function lruWork (work: () => void): { peeks: number, gets: number, walks: number } {
+  const counted = { peeks: 0, gets: 0, walks: 0 }
+  const proto = LruMap.prototype as unknown as Record<'peek' | 'get' | 'entries', (...args: unknown[]) => unknown>
+  const original = { peek: proto.peek, get: proto.get, entries: proto.entries }
+  proto.peek = function (this: unknown, ...args) { counted.peeks++; return original.peek.apply(this, args) }
+  proto.get = function (this: unknown, ...args) { counted.gets++; return original.get.apply(this, args) }
+  proto.entries = function (this: unknown, ...args) { counted.walks++; return original.entries.apply(this, args) }
+  try {
+    work()
+  } finally {
+    Object.assign(proto, original)
+  }
+  return counted
+}
+
+test('MemorySessionStore.listFor looks only at the identity\'s own sessions, with 100 000 sessions of others present', async (t) => {
+  const store = new MemorySessionStore({ maxSignedIn: 200_000 })
+  const later = Date.now() + 3_600_000
+  for (let i = 0; i < 100_000; i++) {
+    store.set(`other-${i}`, rec(`user-${i % 25_000}`, later), null)
+    if (i % 20_000 === 0) store.set(`alice-${i / 20_000}`, rec('alice', later + i), null)
+  }
+  t.equal(store.sizes.signedIn, 100_005)
+  let listed: ReturnType<MemorySessionStore['listFor']> = []
+  const work = lruWork(() => { listed = store.listFor('alice', 100) })
+  t.same(listed.map((e) => e.key), ['alice-4', 'alice-3', 'alice-2', 'alice-1', 'alice-0'], 'alice\'s five, the latest deadline first')
+  t.same(work, { peeks: 5, gets: 0, walks: 0 }, 'one look at each of her records; no walk over a map, no use (LRU order kept)')
+  t.same(lruWork(() => { listed = store.listFor('nobody', 100) }), { peeks: 0, gets: 0, walks: 0 }, 'an identity without sessions costs nothing')
+  t.same(listed, [])
 })

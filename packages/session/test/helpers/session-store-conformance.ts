@@ -173,6 +173,40 @@ export async function sessionStoreConformance (t: Test, make: () => Promise<Sess
     t.equal((await store.listFor('bob', 100)).length, 1)
   })
 
+  await t.test('listFor: the most recently used first; the limit keeps those; Infinity lists all, below 1 none', async (t) => {
+    const store = await make()
+    const at = Date.now() + 60_000
+    // Written in this order, used (deadline) in another: s2 is touched last.
+    for (const [key, deadline] of [['s1', at + 3000], ['s2', at + 1000], ['s3', at + 4000], ['s4', at + 2000]] as const) {
+      await store.set(key, record('alice', deadline), null)
+    }
+    await store.touch('s2', at + 5000)
+    const keys = async (limit: number): Promise<string[]> => (await store.listFor('alice', limit)).map((e) => e.key)
+    t.same(await keys(100), ['s2', 's3', 's1', 's4'], 'latest deadline first')
+    t.same(await keys(2), ['s2', 's3'], 'over the limit, those unused longest are left out')
+    t.same(await keys(2.7), ['s2', 's3'], 'a fraction is rounded down')
+    t.same(await keys(Infinity), ['s2', 's3', 's1', 's4'])
+    for (const none of [0, 0.5, -1, -Infinity, Number.NaN]) t.same(await store.listFor('alice', none), [], `limit ${none}: none`)
+    t.same((await store.listFor('alice', 1))[0]?.record.expiresAt, at + 5000, 'the record as stored, its deadline moved by the touch')
+  })
+
+  await t.test('listFor follows a session that signs out, changes hands or is written from another client', async (t) => {
+    const store = await make()
+    const later = Date.now() + 60_000
+    const first = { address: '203.0.113.9', agent: 'Firefox 133 on Linux' }
+    const second = { address: '2001:db8::7', agent: 'Safari 17 on iOS' }
+    await store.set('k1', { ...record('alice', later), client: first }, null)
+    await store.set('k2', record('alice', later), null)
+    t.same((await store.listFor('alice', 10)).find((e) => e.key === 'k1')?.record.client, first)
+    await store.set('k1', { ...record('alice', later, {}, 2), client: second }, { key: 'k1', version: 1 })
+    t.same((await store.listFor('alice', 10)).find((e) => e.key === 'k1')?.record.client, second, 'the client of the latest write')
+    await store.set('k1', record(null, later, {}, 3), { key: 'k1', version: 2 })
+    t.same((await store.listFor('alice', 10)).map((e) => e.key), ['k2'], 'signed out, the key kept: no longer listed')
+    await store.set('k2', record('bob', later, {}, 2), { key: 'k2', version: 1 })
+    t.same(await store.listFor('alice', 10), [], 'signed in as someone else: listed for them only')
+    t.same((await store.listFor('bob', 10)).map((e) => e.key), ['k2'])
+  })
+
   await t.test('listFor leaves out expired sessions', async (t) => {
     const store = await make()
     const deadline = clock.now() + clock.window

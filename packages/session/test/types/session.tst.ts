@@ -1,9 +1,10 @@
-// The session component's types: `request.scope.session` and
-// `app.sessionStore` (declaration merges) and SessionOptions.
+// The session component's types: `request.scope.session`,
+// `app.sessionStore` and `app.sessionSettings` (declaration merges) and
+// SessionOptions.
 import Fastify from 'fastify'
 import { expect, test } from 'tstyche'
-import type { RequestScope } from '@fastify-gatehouse/core'
-import { MemorySessionStore, sessionPlugin, type MemorySessionStoreOptions, type Session, type SessionOptions, type SessionStore } from '@fastify-gatehouse/session'
+import type { MaybePromise, RequestScope } from '@fastify-gatehouse/core'
+import { MemorySessionStore, sessionPlugin, type MemorySessionStoreOptions, type Session, type SessionEntry, type SessionOptions, type SessionStore } from '@fastify-gatehouse/session'
 
 const app = Fastify()
 
@@ -16,6 +17,8 @@ test('request.scope.session is an optional Session', () => {
       expect(session.identity).type.toBe<string | null>()
       expect(session.tags).type.toBe<readonly string[]>()
       expect(session.get('cart')).type.toBe<unknown>()
+      expect(session.handle).type.toBe<string | null>()
+      expect(session.signedInAt).type.toBe<number | null>()
     }
     return null
   })
@@ -24,6 +27,16 @@ test('request.scope.session is an optional Session', () => {
 test('app.sessionStore is the SessionStore', () => {
   expect(app.sessionStore).type.toBe<SessionStore>()
   expect<MemorySessionStore>().type.toBeAssignableTo<SessionStore>()
+  expect(app.sessionStore.listFor('alice', 100)).type.toBe<MaybePromise<SessionEntry[]>>()
+})
+
+test('listFor is required: a store without it is not a SessionStore', () => {
+  expect<Omit<SessionStore, 'listFor'>>().type.not.toBeAssignableTo<SessionStore>()
+})
+
+test('app.sessionSettings: the lifetimes in seconds, read-only', () => {
+  expect(app.sessionSettings).type.toBe<Readonly<{ idleTtl: number, absoluteTtl: number, touchInterval: number }>>()
+  expect(app.sessionSettings.idleTtl).type.toBe<number>()
 })
 
 test('MemorySessionStoreOptions: two budgets, every key optional', () => {
