@@ -11,6 +11,12 @@ export interface AvatarInit {
    * `jwt:<name>`, `api_key`, `session` or `oidc:<provider>`.
    */
   backend: string
+  /**
+   * When the caller last proved who they are (ms since the epoch): the
+   * sign-in of a session, now for a Basic password, a JWT's `auth_time`.
+   * `null` (the default) when nothing says: such a caller is never fresh.
+   */
+  authenticatedAt?: number | null
 }
 
 /**
@@ -24,6 +30,12 @@ export class Avatar {
   readonly tags: readonly string[]
   /** The backend that authenticated the caller. */
   readonly backend: string
+  /**
+   * When the caller last proved who they are, in ms since the epoch, or
+   * `null` when unknown (API keys, static bearer tokens): what a route's
+   * `fresh` option compares with.
+   */
+  readonly authenticatedAt: number | null
   readonly #tagSet: ReadonlySet<string>
 
   constructor (identity: string, init: AvatarInit) {
@@ -33,11 +45,16 @@ export class Avatar {
     if (init === null || typeof init !== 'object' || typeof init.backend !== 'string' || init.backend === '') {
       throw new GATEHOUSE_CORE_INVALID_AVATAR('it needs a backend name, e.g. new Avatar(id, { backend: "basic" })')
     }
+    const at = init.authenticatedAt ?? null
+    if (at !== null && !(typeof at === 'number' && Number.isFinite(at))) {
+      throw new GATEHOUSE_CORE_INVALID_AVATAR('authenticatedAt must be a finite number of ms since the epoch, or null')
+    }
     // D-RULES-06: the alphabet is not enforced here: an avatar built from stored data must not become a 500.
     const tags = parseTags(init.tags)
     this.identity = identity
     this.tags = Object.freeze(tags)
     this.backend = init.backend
+    this.authenticatedAt = at
     this.#tagSet = new Set(tags)
   }
 
@@ -46,6 +63,7 @@ export class Avatar {
     return this.#tagSet.has(tag)
   }
 
+  // authenticatedAt stays out of the documented shape: apps that return or log an avatar show what they showed before.
   toJSON (): { identity: string, tags: readonly string[], backend: string } {
     return { identity: this.identity, tags: this.tags, backend: this.backend }
   }
