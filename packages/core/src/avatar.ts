@@ -30,13 +30,10 @@ export class Avatar {
   readonly tags: readonly string[]
   /** The backend that authenticated the caller. */
   readonly backend: string
-  /**
-   * When the caller last proved who they are, in ms since the epoch, or
-   * `null` when unknown (API keys, static bearer tokens): what a route's
-   * `fresh` option compares with.
-   */
-  readonly authenticatedAt: number | null
   readonly #tagSet: ReadonlySet<string>
+  // A getter, not an own field: the avatar's own properties, what spreads and
+  // deep comparisons see, stay identity, tags and backend.
+  readonly #authenticatedAt: number | null
 
   constructor (identity: string, init: AvatarInit) {
     if (typeof identity !== 'string' || identity === '') {
@@ -54,8 +51,17 @@ export class Avatar {
     this.identity = identity
     this.tags = Object.freeze(tags)
     this.backend = init.backend
-    this.authenticatedAt = at
+    this.#authenticatedAt = at
     this.#tagSet = new Set(tags)
+  }
+
+  /**
+   * When the caller last proved who they are, in ms since the epoch, or
+   * `null` when unknown (API keys, static bearer tokens): what a route's
+   * `fresh` option compares with.
+   */
+  get authenticatedAt (): number | null {
+    return this.#authenticatedAt
   }
 
   /** Whether the caller carries `tag` (exact, case-sensitive match). */
