@@ -211,4 +211,7 @@ test('isFresh and ReauthenticateError', async (t) => {
   t.equal(err.code, 'GATEHOUSE_CORE_REAUTHENTICATE')
   t.equal(err.maxAge, 300)
   t.equal(err.headers['www-authenticate'], CHALLENGE_600.replace('"600"', '"300"'))
+  for (const bad of [0, 1.5, Number.NaN, MAX_FRESH_SECONDS + 1]) {
+    t.throws(() => new ReauthenticateError(bad), { code: 'GATEHOUSE_CORE_INVALID_HTTP_ERROR', message: /maxAge must be a whole number of seconds/ }, String(bad))
+  }
 })
