@@ -6,7 +6,7 @@
 
 export {
   Avatar, HttpError, Redirect, safeNextPath, parseTags, compileAuthRule, defineComponent,
-  ORDER, formatChallenge, redactText, serverLimitDefaults
+  ORDER, formatChallenge, redactText, serverLimitDefaults, isFresh, ReauthenticateError
 } from '@fastify-gatehouse/core'
 export type {
   AvatarInit, Recipe, ComponentSetting, GatehouseConfig, RequestScope, Component, ComponentDefinition, ComponentList,
@@ -25,11 +25,14 @@ export type { CorsOptions } from '@fastify-gatehouse/cors'
 export { csrfPlugin } from '@fastify-gatehouse/csrf'
 export type { CsrfOptions } from '@fastify-gatehouse/csrf'
 export {
-  authPlugin, AuthCore, FileApiKeyStore, MemoryApiKeyStore, FileUserStore, MemoryUserStore, hashPassword, verifyPassword
+  authPlugin, AuthCore, FileApiKeyStore, MemoryApiKeyStore, FileUserStore, MemoryUserStore, hashPassword, verifyPassword,
+  passwordProblem, resolvePasswordPolicy, isCommonPassword
 } from '@fastify-gatehouse/auth'
-export type { ApiKeyStore, ApiKeyRecord, UserStore, UserRecord, AuthOptions, JwtVerifierOptions } from '@fastify-gatehouse/auth'
-export { sessionPlugin, Session, MemorySessionStore } from '@fastify-gatehouse/session'
-export type { SessionOptions, SessionStore, SessionRecord } from '@fastify-gatehouse/session'
+export type {
+  ApiKeyStore, ApiKeyRecord, UserStore, UserRecord, AuthOptions, JwtVerifierOptions, PasswordPolicy, PasswordProblem, PasswordRule
+} from '@fastify-gatehouse/auth'
+export { sessionPlugin, Session, MemorySessionStore, sessionHandle, lastSeenAt, userAgentLabel } from '@fastify-gatehouse/session'
+export type { SessionOptions, SessionStore, SessionRecord, SessionEntry, SessionClient } from '@fastify-gatehouse/session'
 export { cachePlugin } from '@fastify-gatehouse/cache'
 export type { CacheOptions } from '@fastify-gatehouse/cache'
 export { compressionPlugin } from '@fastify-gatehouse/compression'
