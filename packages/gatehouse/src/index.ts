@@ -26,10 +26,10 @@ export { csrfPlugin } from '@fastify-gatehouse/csrf'
 export type { CsrfOptions } from '@fastify-gatehouse/csrf'
 export {
   authPlugin, AuthCore, FileApiKeyStore, MemoryApiKeyStore, FileUserStore, MemoryUserStore, hashPassword, verifyPassword,
-  passwordProblem, resolvePasswordPolicy, isCommonPassword
+  passwordProblem, resolvePasswordPolicy, passwordPolicyDefaults, isCommonPassword
 } from '@fastify-gatehouse/auth'
 export type {
-  ApiKeyStore, ApiKeyRecord, UserStore, UserRecord, AuthOptions, JwtVerifierOptions, PasswordPolicy, PasswordProblem, PasswordRule
+  ApiKeyStore, ApiKeyRecord, UserStore, UserRecord, AuthOptions, JwtVerifierOptions, PasswordPolicy, ResolvedPasswordPolicy, PasswordProblem, PasswordRule
 } from '@fastify-gatehouse/auth'
 export { sessionPlugin, Session, MemorySessionStore, sessionHandle, lastSeenAt, userAgentLabel } from '@fastify-gatehouse/session'
 export type { SessionOptions, SessionStore, SessionRecord, SessionEntry, SessionClient } from '@fastify-gatehouse/session'

@@ -41,7 +41,7 @@ test('the umbrella bin runs the CLI (after pnpm build)', async (t) => {
   t.equal(missing.code, 1)
   t.match(missing.stderr, /^gatehouse: no store at /)
 
-  const added = await run(['users', 'add', 'alice', '--store', join(dir, 'store')], { stdin: 'alice-password\n' })
+  const added = await run(['users', 'add', 'alice', '--store', join(dir, 'store')], { stdin: 'wonderland-pw\n' })
   t.equal(added.code, 0, added.stderr)
   const listed = await run(['users', 'list', '--store', join(dir, 'store')])
   t.equal(listed.code, 0)
@@ -50,6 +50,10 @@ test('the umbrella bin runs the CLI (after pnpm build)', async (t) => {
   const hash = await run(['users', 'hash'], { stdin: 'a password\n' })
   t.equal(hash.code, 0, hash.stderr)
   t.match(hash.stdout, /^scrypt\$32768,8,1\$\S+\n$/)
+  // The common-password list is found from the built output (auth's data/ ships beside dist/).
+  const common = await run(['users', 'add', 'bob', '--store', join(dir, 'store')], { stdin: 'password123\n' })
+  t.equal(common.code, 1)
+  t.equal(common.stderr, 'gatehouse: The password is one of the most common passwords; choose another. (rule: common)\n')
 
   const usage = await run(['frobnicate'])
   t.equal(usage.code, 2)

@@ -14,6 +14,15 @@ test('the spec\'s importable symbols come from one package', async (t) => {
   }
 })
 
+test('the password policy comes from the umbrella too', async (t) => {
+  const policy = gatehouse.resolvePasswordPolicy({ minLength: 12 })
+  t.same(policy, { minLength: 12, maxLength: 256 })
+  t.same(gatehouse.passwordPolicyDefaults, { minLength: 8, maxLength: 256 })
+  t.same(gatehouse.passwordProblem('eleven char', 'ann', policy), { rule: 'min-length', message: 'The password must be at least 12 characters long.' })
+  t.equal(gatehouse.passwordProblem('a good passphrase', 'ann', policy), null)
+  t.equal(gatehouse.isCommonPassword('Sunshine'), true)
+})
+
 test('allComponents holds every component the umbrella exports, once', async (t) => {
   const exported = Object.values(gatehouse).filter((value) => typeof value === 'function' && 'component' in value)
   t.same(gatehouse.allComponents.map((c) => c.component.name).sort(), ['auth', 'cache', 'compression', 'cors', 'csrf', 'errors', 'logging', 'session', 'wellknown'])

@@ -1,5 +1,6 @@
 import createError from '@fastify/error'
 import { HttpError } from '@fastify-gatehouse/core'
+import type { PasswordProblem } from '@fastify-gatehouse/auth'
 
 // Every code of this package; listed in docs/error-codes.md.
 //
@@ -30,6 +31,8 @@ export const DUPLICATE_FIELD = 'GATEHOUSE_SERVER_DUPLICATE_FIELD'
 export const INVALID_TAG = 'GATEHOUSE_SERVER_INVALID_TAG'
 /** The admin API's user or key, or the sign-in method of an OIDC route, does not exist (404). */
 export const NOT_FOUND = 'GATEHOUSE_SERVER_NOT_FOUND'
+/** A new password (admin API, account page) breaks a rule of the password policy; the message names the rule (400). */
+export const WEAK_PASSWORD = 'GATEHOUSE_SERVER_WEAK_PASSWORD'
 /**
  * Any other schema failure of a `/_server` body (400): Fastify's own code,
  * kept so that these bodies fail as on any Fastify route.
@@ -74,6 +77,14 @@ export function tagNotAllowed (detail: string): HttpError {
 /** `what` completes the sentence: `No such user`, `No sign-in method oidc:x`. */
 export function notFound (what: string): HttpError {
   return new HttpError(404, what, { code: NOT_FOUND })
+}
+
+/**
+ * A new password the policy refuses: its sentence and the rule's name
+ * (`… (rule: common)`), which a client may branch on. Never the password.
+ */
+export function weakPassword (problem: PasswordProblem): HttpError {
+  return new HttpError(400, `${problem.message} (rule: ${problem.rule})`, { code: WEAK_PASSWORD })
 }
 
 export function validationFailed (detail: string): HttpError {

@@ -68,5 +68,6 @@ export {
   NOT_FOUND,
   OIDC_FAILED,
   OIDC_UNAVAILABLE,
-  UNKNOWN_FIELD
+  UNKNOWN_FIELD,
+  WEAK_PASSWORD
 } from './errors.js'

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify'
 import type { Session } from '@fastify-gatehouse/session'
-import type { ApiKeyStore, UserStore } from '@fastify-gatehouse/auth'
+import { resolvePasswordPolicy, type ApiKeyStore, type ResolvedPasswordPolicy, type UserStore } from '@fastify-gatehouse/auth'
 import { GATEHOUSE_SERVER_INVALID_OPTIONS, GATEHOUSE_SERVER_SESSION_REQUIRED } from '../errors.js'
 import { registerAdminApi } from './admin-api.js'
 import type { AuthMethod } from './auth-method.js'
@@ -14,6 +14,12 @@ export interface ServerAppOptions {
   methods: readonly AuthMethod[]
   /** With `users` and/or `tokens`: the SUPERADMIN-only admin API under `/users` and `/tokens`. */
   admin?: { users?: UserStore, tokens?: ApiKeyStore }
+  /**
+   * What a new password set here must be (the admin API, the account's
+   * change of password); refused ones get 400 `GATEHOUSE_SERVER_WEAK_PASSWORD`.
+   * AppServer passes its `passwordPolicy`. Default: `passwordPolicyDefaults`.
+   */
+  passwordPolicy?: ResolvedPasswordPolicy
 }
 
 /**
@@ -30,6 +36,9 @@ export const serverApp: FastifyPluginAsync<ServerAppOptions> = async function se
     if (ids.has(method.id)) throw new GATEHOUSE_SERVER_INVALID_OPTIONS('methods', `login method ${method.id} is given twice`)
     ids.add(method.id)
   }
+  // AppServer hands it over resolved (resolving it again changes nothing);
+  // a direct registration may give it as written.
+  const passwordPolicy = resolvePasswordPolicy(options.passwordPolicy, 'passwordPolicy')
   // Before any route: every body here refuses unknown fields (D-SERVER-08).
   strictBodies(app)
   acceptFormBodies(app)
@@ -48,5 +57,5 @@ export const serverApp: FastifyPluginAsync<ServerAppOptions> = async function se
   })
 
   for (const method of options.methods ?? []) await method.register(app)
-  if (options.admin !== undefined) registerAdminApi(app, options.admin.users, options.admin.tokens)
+  if (options.admin !== undefined) registerAdminApi(app, options.admin.users, options.admin.tokens, passwordPolicy)
 }
