@@ -5,6 +5,7 @@
 //
 // The tests of every package import this folder by relative path: it is not
 // a package, depends on none, and is never published (D-TOOLING-13).
+import { performance } from 'node:perf_hooks'
 import { setTimeout as sleep } from 'node:timers/promises'
 
 /**
@@ -37,12 +38,13 @@ export interface WaitOptions {
  */
 export async function waitUntil (condition: () => boolean | Promise<boolean>, options: WaitOptions = {}): Promise<number> {
   const { ceilingMs = HANG_CEILING_MS, everyMs = 10, what = 'a condition' } = options
-  const start = Date.now()
+  // Not Date.now(): a test that fakes it (clock.ts, fakeDateNow) still gets its ceiling.
+  const start = performance.now()
   while (!(await condition())) {
-    if (Date.now() - start > ceilingMs) throw new Error(`waited ${ceilingMs} ms for ${what}: it never came (a hang; GATEHOUSE_TEST_CEILING_MS sets the ceiling)`)
+    if (performance.now() - start > ceilingMs) throw new Error(`waited ${ceilingMs} ms for ${what}: it never came (a hang; GATEHOUSE_TEST_CEILING_MS sets the ceiling)`)
     await sleep(everyMs)
   }
-  return Date.now() - start
+  return Math.round(performance.now() - start)
 }
 
 /** Like waitUntil, but resolves false instead of rejecting at the ceiling (for `t.ok(await eventually(…))`). */

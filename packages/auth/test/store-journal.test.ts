@@ -1,10 +1,11 @@
 // The file stores' format, version 2: a journal of JSON lines (D-AUTH-23).
 import { test } from 'tap'
 import { createHash } from 'node:crypto'
-import { appendFileSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
+import { appendFileSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { FileApiKeyStore, FileUserStore, hashPassword } from '@fastify-gatehouse/auth'
 import { header, HEADER, readStoreFile, writeStoreFile } from '../../../test-helpers/store-files.js'
+import { as, hookFs } from './helpers/fs-hooks.js'
 
 const FAST = { N: 16, r: 1, p: 1 }
 const WHEN = '2026-01-01T00:00:00.000Z'
@@ -41,8 +42,10 @@ test('a tail without its newline is ignored by readers, and dropped by the next 
   const dir = t.testdir({})
   const path = join(dir, 'keys.json')
   writeStoreFile(path, 'keys', [keyRecord(keyId(1))])
-  // A crashed writer's line, cut short.
+  // A crashed writer's line, cut short a minute ago (store-tail.test.ts: a recent one is waited for).
   appendFileSync(path, '{"put":{"keyId":"00000000000000')
+  const crashed = new Date(Date.now() - 60_000)
+  utimesSync(path, crashed, crashed)
   const reader = await FileApiKeyStore.open(path, { watchInterval: 60_000 })
   t.teardown(() => reader.close())
   t.match(await reader.list(), [{ keyId: keyId(1) }], 'the partial line is not read')
@@ -87,6 +90,28 @@ test('compaction: once superseded lines outnumber the live records (and are 1000
   const reopened = await FileApiKeyStore.open(path)
   t.teardown(() => reopened.close())
   t.equal((await reopened.list()).length, 10)
+})
+
+test('a compaction fsyncs the folder after renaming the new file over the store: a power loss cannot bring the old file back', async (t) => {
+  const dir = t.testdir({})
+  const path = join(dir, 'keys.json')
+  const store = await FileApiKeyStore.open(path)
+  t.teardown(() => store.close())
+  const steps: string[] = []
+  hookFs(t, ['rename', 'open'], async (fn, args, who) => {
+    if (who !== 'S') return
+    if (fn === 'rename' && args[1] === path) steps.push('rename over the store')
+    if (fn === 'open' && args[0] === dir) {
+      const { open } = await import('node:fs/promises')
+      const handle = await as('', () => open(dir, 'r'))
+      const sync = handle.sync.bind(handle)
+      handle.sync = async () => { await sync(); steps.push('fsync the folder') }
+      return handle
+    }
+  })
+  // The first change writes the file whole (a compaction of nothing).
+  await as('S', () => store.issue({ label: 'first' }))
+  t.same(steps, ['rename over the store', 'fsync the folder'])
 })
 
 test('a version 1 file opens, and the first change converts it to the journal', async (t) => {

@@ -1,5 +1,5 @@
 import { test } from 'tap'
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync, statSync, utimesSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { FileApiKeyStore } from '@fastify-gatehouse/auth'
 import { waitUntil } from '../../../test-helpers/wait.js'
@@ -63,6 +63,29 @@ test('four processes changing one file at once, compacting it on the way, lose n
   const fresh = await FileApiKeyStore.open(path)
   t.teardown(() => fresh.close())
   t.ok(kept.every((key) => fresh.verify(key) !== null))
+})
+
+test('four processes racing to take over the lock of a writer that crashed mid-line lose nothing, and drop the cut line', async (t) => {
+  const path = join(t.testdir({}), 'keys.json')
+  const before = await FileApiKeyStore.open(path)
+  const kept = [(await before.issue({ label: 'before' })).key]
+  await before.close()
+  // A writer that dies holding the lock, its line cut short; then (as if 60 s passed) lock and file untouched since.
+  await writer('crash', path, '{"put":{"keyId":"00000')
+  t.ok(existsSync(`${path}.lock`), 'the crashed writer left its lock')
+  const then = new Date(Date.now() - 60_000)
+  utimesSync(`${path}.lock`, then, then)
+  utimesSync(path, then, then)
+  const results = await together('keys', path, 16, ['r0', 'r1', 'r2', 'r3'])
+  const keys = results.flatMap((r) => r.lines)
+  t.equal(keys.length, 64)
+  const file = readStoreFile(path)
+  t.equal(file.tail, '', 'the cut line was dropped')
+  t.equal(file.entries.length, 65, 'one whole line for each key, none lost')
+  const store = await FileApiKeyStore.open(path)
+  t.teardown(() => store.close())
+  t.ok([...kept, ...keys].every((key) => store.verify(key) !== null), 'every key verifies')
+  t.same(readdirSync(dirname(path)).filter((f) => f !== 'keys.json' && f !== 'barrier'), [], 'no lock, temp file or lock moved aside left behind')
 })
 
 test('a change appends one line to the file, never rewrites what is there', async (t) => {

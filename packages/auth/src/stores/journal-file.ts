@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto'
 import { mkdir, open, rename, stat, truncate, unlink, type FileHandle } from 'node:fs/promises'
 import { dirname } from 'node:path'
+import { setTimeout as sleep } from 'node:timers/promises'
 import { GATEHOUSE_AUTH_STORE_FILE, GATEHOUSE_AUTH_STORE_INPUT, storeFull } from '../errors.js'
-import { withFileLock } from './file-lock.js'
+import { MAX_WAIT_MS, STALE_MS, withFileLock, type FileLease } from './file-lock.js'
 import { encodeEntry, headerLine, headerProblem, parseEntry, parseHeader, USED_PER_LINE, type Entry, type Header, type RecordKind, type Table } from './journal-format.js'
 import { MAX_LINE_BYTES, readHead, readLines } from './journal-reader.js'
 import { JournalState } from './journal-state.js'
@@ -22,6 +23,15 @@ const MIN_DEAD_LINES = 1000
 const WRITE_CHUNK = 1024 * 1024
 
 const isMissing = (err: unknown): boolean => (err as NodeJS.ErrnoException).code === 'ENOENT'
+
+/** Bytes after the last complete line, as seen under the lock. */
+interface Tail {
+  readonly ino: number
+  /** Where the tail starts: the end of the last complete line. */
+  readonly offset: number
+  readonly size: number
+  readonly mtimeMs: number
+}
 
 /**
  * The records of a store file, kept in memory and shared with other
@@ -84,15 +94,47 @@ export class JournalFile<R, T extends Table<R>> {
   change<X> (plan: (table: T) => Planned<R, X>): Promise<X> {
     const run = this.#changes.then(async () => {
       await mkdir(dirname(this.path), { recursive: true, mode: 0o700 })
-      return await withFileLock(this.path, () => this.#exclusive(async () => {
-        await this.#sync(true)
-        const { entry, result } = plan(this.#state.table)
-        if (entry !== undefined) await this.#write(entry)
-        return result
-      }))
+      return await withFileLock(this.path, async (lease) => {
+        const since = Date.now()
+        for (;;) {
+          const step = await this.#exclusive(async (): Promise<{ tail: Tail } | { result: X }> => {
+            const tail = await this.#sync(true)
+            if (tail !== undefined) return { tail }
+            const { entry, result } = plan(this.#state.table)
+            if (entry !== undefined) await this.#write(entry, lease)
+            return { result }
+          })
+          if ('result' in step) return step.result
+          // Waited for outside the mutex: reads go on meanwhile.
+          await this.#dropTail(step.tail, lease, since)
+        }
+      })
     })
     this.#changes = run.catch(() => {})
     return run
+  }
+
+  /**
+   * A last line without its \n, found under the lock: a write cut short
+   * (a crash, a full disk), or one still under way by a holder whose lock
+   * was taken over while it stalled (on another machine: one here that is
+   * still running is never taken over). Truncated only once the file has
+   * gone unchanged for as long as a lock goes untouched before it counts as
+   * stale; until then waited for, as the writer may still end the line.
+   */
+  async #dropTail (tail: Tail, lease: FileLease, since: number): Promise<void> {
+    if (Date.now() - tail.mtimeMs > STALE_MS) {
+      const info = await stat(this.path)
+      // Changed since it was judged: judged again.
+      if (info.ino !== tail.ino || info.size !== tail.size || info.mtimeMs !== tail.mtimeMs) return
+      await lease.check()
+      await truncate(this.path, tail.offset)
+      return
+    }
+    if (Date.now() - since > MAX_WAIT_MS) {
+      throw this.#fileError(`its last line has had no end for ${MAX_WAIT_MS / 1000} s while the file kept changing: does another program write to it without the lock?`)
+    }
+    await sleep(20)
   }
 
   async #exclusive<X> (work: () => Promise<X>): Promise<X> {
@@ -111,8 +153,8 @@ export class JournalFile<R, T extends Table<R>> {
     return new GATEHOUSE_AUTH_STORE_FILE(this.path, message)
   }
 
-  /** Catches up with the file; under the lock, also drops a partial last line left by a crashed writer. */
-  async #sync (locked: boolean): Promise<void> {
+  /** Catches up with the file; under the lock, resolves with a partial last line if there is one (#dropTail). */
+  async #sync (locked: boolean): Promise<Tail | undefined> {
     const started = Date.now()
     let file: FileHandle
     try {
@@ -122,7 +164,7 @@ export class JournalFile<R, T extends Table<R>> {
       // D-AUTH-23: a file removed means no records (a store not yet written to).
       if (this.#state.file.format !== 0) this.#state = new JournalState(this.#kind)
       this.checkedAt = started
-      return
+      return undefined
     }
     try {
       const info = await file.stat()
@@ -152,11 +194,11 @@ export class JournalFile<R, T extends Table<R>> {
           throw err
         }
       }
-      if (locked && this.#state.file.format === 2 && info.size > this.#state.offset) {
-        // Under the lock nobody is appending: bytes after the last \n are a write cut short.
-        await truncate(this.path, this.#state.offset)
-      }
       this.checkedAt = started
+      if (locked && this.#state.file.format === 2 && info.size > this.#state.offset) {
+        return { ino: info.ino, offset: this.#state.offset, size: info.size, mtimeMs: info.mtimeMs }
+      }
+      return undefined
     } catch (err) {
       // Every failure names the file (a directory at the path, a line too long, an I/O error).
       throw (err as { code?: unknown }).code === 'GATEHOUSE_AUTH_STORE_FILE' ? err : this.#fileError((err as Error).message)
@@ -210,7 +252,7 @@ export class JournalFile<R, T extends Table<R>> {
   }
 
   /** Writes `entry` (checked, within the limits): appended, or in a compacted file. */
-  async #write (entry: Entry<R>): Promise<void> {
+  async #write (entry: Entry<R>, lease: FileLease): Promise<void> {
     const state = this.#state
     const table = state.table
     const kind = this.#kind
@@ -242,13 +284,20 @@ export class JournalFile<R, T extends Table<R>> {
     const live = table.size + grows
     const dead = state.deadLines + entries.length - grows
     if (state.file.format !== 2 || state.offset + bytes > this.#limits.maxFileBytes || (dead > live && dead >= MIN_DEAD_LINES)) {
-      await this.#compact(entry)
+      await this.#compact(entry, lease)
       return
     }
+    await lease.check()
     const file = await open(this.path, 'a', 0o600)
     try {
       await file.writeFile(lines.join(''))
       await file.datasync()
+    } catch (err) {
+      // A write cut short (a full disk) is taken back at once: the next
+      // writer would otherwise wait for the partial line (#dropTail). Under
+      // the lock, the file ended at state.offset.
+      await file.truncate(state.offset).catch(() => {})
+      throw err
     } finally {
       await file.close()
     }
@@ -277,7 +326,7 @@ export class JournalFile<R, T extends Table<R>> {
    * records. In slices, so the event loop keeps serving. A result past
    * `maxFileBytes` is refused before the rename: the store is unchanged.
    */
-  async #compact (entry: Entry<R>): Promise<void> {
+  async #compact (entry: Entry<R>, lease: FileLease): Promise<void> {
     const kind = this.#kind
     const state = this.#state
     const max = this.#limits.maxFileBytes
@@ -313,11 +362,14 @@ export class JournalFile<R, T extends Table<R>> {
     }
     await file.close()
     try {
+      await lease.check()
       await rename(temp, this.path)
     } catch (err) {
       await unlink(temp).catch(() => {})
       throw err
     }
+    // The rename is durable once the folder is: a power loss must not bring the old file back.
+    await syncFolder(dirname(this.path))
     const { ino } = await stat(this.path)
     state.apply(entry, 0)
     state.compacted(liveBytes, { format: 2, signature: `${ino}:${id}` }, size)
@@ -340,6 +392,24 @@ function * recordsAfter<R, T extends Table<R>> (table: T, entry: Entry<R>, kind:
     yield at === undefined ? record : kind.withLastUse!(record, at)?.record ?? record
   }
   if (put !== undefined && !table.has(replaced!)) yield put
+}
+
+/** Fsyncs the folder `dir` (its entries); a platform that cannot (Windows) is left to its own durability. */
+async function syncFolder (dir: string): Promise<void> {
+  let handle: FileHandle
+  try {
+    handle = await open(dir, 'r')
+  } catch (err) {
+    if (['EISDIR', 'EPERM', 'EACCES'].includes((err as NodeJS.ErrnoException).code ?? '')) return
+    throw err
+  }
+  try {
+    await handle.sync()
+  } catch (err) {
+    if (!['EINVAL', 'EPERM', 'EBADF', 'EISDIR'].includes((err as NodeJS.ErrnoException).code ?? '')) throw err
+  } finally {
+    await handle.close()
+  }
 }
 
 /**

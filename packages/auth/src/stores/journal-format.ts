@@ -16,7 +16,8 @@ import { isPlainObject } from '@fastify-gatehouse/core'
  * read (inode numbers are reused). The records are the fold of the lines.
  * Only complete lines count: a tail
  * without its `\n` is a write under way (or cut short by a crash) and is
- * ignored by readers; the next writer truncates it.
+ * ignored by readers; the next writer truncates it once the file has been
+ * still for 10 s (journal-file.ts, #dropTail).
  * D-AUTH-23.
  */
 export const FORMAT_VERSION = 2

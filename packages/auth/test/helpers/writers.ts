@@ -12,13 +12,16 @@ export const writer = (...args: string[]) => run(process.execPath, ['--import', 
 
 /**
  * Runs one writer per prefix against `path`, all held at a barrier until
- * each has started and opened its store, then released together. Resolves
+ * each has started and opened its store, then released together; each
+ * waits after its first write until all have written once, so the write
+ * windows overlap by construction, not by luck of the scheduler. Resolves
  * with each writer's output lines and its write window.
  */
 export async function together (kind: 'keys' | 'users' | 'churn', path: string, count: number, prefixes: string[]) {
   // Beside the store file: a second t.testdir() in one test is the same folder.
   const barrier = join(dirname(path), 'barrier')
   mkdirSync(barrier)
+  writeFileSync(join(barrier, 'writers'), String(prefixes.length))
   const writers = prefixes.map((p) => writer(kind, path, String(count), p, barrier))
   let failed: unknown
   for (const w of writers) w.catch((err: unknown) => { failed ??= err })
