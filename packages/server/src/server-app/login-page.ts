@@ -12,7 +12,7 @@ const MESSAGES: Readonly<Record<string, string>> = {
   missing: 'Enter your identity and password.'
 }
 
-function render (mountPath: string, methods: readonly LoginMethodDescription[], next: string, errorCode: unknown, retry: unknown): string {
+function render (mountPath: string, methods: readonly LoginMethodDescription[], next: string, errorCode: unknown, retry: unknown, reauth: boolean): string {
   let message = typeof errorCode === 'string' ? MESSAGES[errorCode] ?? '' : ''
   // The lockout wait: digits only, so nothing else from the URL is shown.
   if (errorCode === 'locked' && typeof retry === 'string' && /^\d{1,6}$/.test(retry)) message = `Too many failed sign-ins. Try again in ${retry} seconds.`
@@ -46,7 +46,7 @@ function render (mountPath: string, methods: readonly LoginMethodDescription[], 
 <body>
 <main>
 <h1>Sign in</h1>
-<p id="error" role="alert" aria-live="polite" tabindex="-1">${escapeHtml(message)}</p>
+${reauth ? '<p id="reauth">Sign in again to continue.</p>\n' : ''}<p id="error" role="alert" aria-live="polite" tabindex="-1">${escapeHtml(message)}</p>
 ${parts.join('\n')}
 </main>
 </body>
@@ -59,9 +59,11 @@ ${parts.join('\n')}
  * methods, working with and without JavaScript, under a strict CSP.
  */
 export function registerLoginPage (app: FastifyInstance, mountPath: string, methods: () => readonly LoginMethodDescription[]): void {
-  app.get<{ Querystring: { next?: unknown, error?: unknown, retry?: unknown } }>('/login_page', async (request, reply) => {
+  app.get<{ Querystring: { next?: unknown, error?: unknown, retry?: unknown, reauth?: unknown } }>('/login_page', async (request, reply) => {
     const next = safeNextPath(request.query.next)
-    return reply.headers(PAGE_HEADERS).type('text/html; charset=utf-8').send(render(mountPath, methods(), next, request.query.error, request.query.retry))
+    // reauth=1: a route's `fresh` sent a signed-in caller here (errors component); a fixed sentence says why.
+    const reauth = request.query.reauth === '1'
+    return reply.headers(PAGE_HEADERS).type('text/html; charset=utf-8').send(render(mountPath, methods(), next, request.query.error, request.query.retry, reauth))
   })
   app.get('/login.css', async (_request, reply) => reply.header('x-content-type-options', 'nosniff').header('cache-control', 'public, max-age=3600').type('text/css; charset=utf-8').send(LOGIN_CSS))
   app.get('/login.js', async (_request, reply) => reply.header('x-content-type-options', 'nosniff').header('cache-control', 'public, max-age=3600').type('text/javascript; charset=utf-8').send(LOGIN_JS))
