@@ -1,12 +1,12 @@
 // The admin's session endpoints, and what ending a user does not touch (API keys).
-import { test } from 'tap'
+import { test, type Test } from 'tap'
 import { sessionKey } from '@fastify-gatehouse/session'
 import { accountServer, ADMIN_PASSWORD, ALICE_KEY, cookieFrom, handleOf, injectSignIn } from './helpers/account.js'
 
 type Server = Awaited<ReturnType<typeof accountServer>>
 const whoami = async (server: Server, headers: Record<string, string>) => (await server.inject({ url: '/whoami', headers })).json().auth
 
-async function setup (t: Parameters<Parameters<typeof test>[1]>[0]) {
+async function setup (t: Test) {
   const server = await accountServer()
   t.teardown(() => server.close())
   const admin = await injectSignIn(server, 'admin', ADMIN_PASSWORD)

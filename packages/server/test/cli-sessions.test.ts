@@ -71,7 +71,7 @@ test('Redis sessions from a config file: list, sign out, and disable/delete/pass
   t.teardown(async () => { await sessions.close(); await cleanPrefix(prefix) })
   const dir = t.testdir({
     'gatehouse.yaml': `server_app:\n  store: ./data\nmiddleware:\n  session:\n    idle_ttl: 1800\n    store: { redis: '${REDIS_URL}', prefix: '${prefix}' }\n`,
-    'elsewhere.yaml': `server_app:\n  store: ./data\nmiddleware:\n  session:\n    store: { redis: 'redis://127.0.0.1:1/0' }\n`,
+    'elsewhere.yaml': 'server_app:\n  store: ./data\nmiddleware:\n  session:\n    store: { redis: \'redis://127.0.0.1:1/0\' }\n',
     data: {}
   })
   const { base, users } = await serve(t, dir, sessions)

@@ -17,7 +17,6 @@ export interface ResolvedAccountOptions {
 
 export const accountDefaults: ResolvedAccountOptions = Object.freeze({ freshFor: 600 })
 
-
 /** Schema of {@link AccountOptions} (the config file's `server_app.account` takes the same keys, snake_case). */
 export const accountOptionsSchema = Type.Object({
   freshFor: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_FRESH_SECONDS }))
