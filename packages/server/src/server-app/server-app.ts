@@ -1,6 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify'
 import type { Session } from '@fastify-gatehouse/session'
-import { passwordPolicyDefaults, type ApiKeyStore, type ResolvedPasswordPolicy, type UserStore } from '@fastify-gatehouse/auth'
+import { resolvePasswordPolicy, type ApiKeyStore, type ResolvedPasswordPolicy, type UserStore } from '@fastify-gatehouse/auth'
 import { GATEHOUSE_SERVER_INVALID_OPTIONS, GATEHOUSE_SERVER_SESSION_REQUIRED } from '../errors.js'
 import { registerAdminSessions } from './account/admin-sessions.js'
 import { resolveAccountOptions, type AccountOptions } from './account/options.js'
@@ -24,7 +24,11 @@ export interface ServerAppOptions {
    * password change only with a `PasswordMethod`); `false` turns them off.
    */
   account?: AccountOptions | false
-  /** What a new password must be (the account's password change). Default: `passwordPolicyDefaults`. */
+  /**
+   * What a new password set here must be (the admin API, the account's
+   * change of password); refused ones get 400 `GATEHOUSE_SERVER_WEAK_PASSWORD`.
+   * AppServer passes its `passwordPolicy`. Default: `passwordPolicyDefaults`.
+   */
   passwordPolicy?: ResolvedPasswordPolicy
 }
 
@@ -43,6 +47,9 @@ export const serverApp: FastifyPluginAsync<ServerAppOptions> = async function se
     if (ids.has(method.id)) throw new GATEHOUSE_SERVER_INVALID_OPTIONS('methods', `login method ${method.id} is given twice`)
     ids.add(method.id)
   }
+  // AppServer hands it over resolved (resolving it again changes nothing);
+  // a direct registration may give it as written.
+  const passwordPolicy = resolvePasswordPolicy(options.passwordPolicy, 'passwordPolicy')
   // Before any route: every body here refuses unknown fields (D-SERVER-08).
   strictBodies(app)
   acceptFormBodies(app)
@@ -65,10 +72,10 @@ export const serverApp: FastifyPluginAsync<ServerAppOptions> = async function se
   const account = resolveAccountOptions(options.account)
   if (account !== false && (options.account !== undefined || (options.methods ?? []).length > 0)) {
     const password = (options.methods ?? []).find((method): method is PasswordMethod => method instanceof PasswordMethod)
-    await registerAccount(app, { ...account, passwords: password?.passwords, policy: options.passwordPolicy ?? passwordPolicyDefaults })
+    await registerAccount(app, { ...account, passwords: password?.passwords, policy: passwordPolicy })
   }
   if (options.admin !== undefined) {
-    registerAdminApi(app, options.admin.users, options.admin.tokens)
+    registerAdminApi(app, options.admin.users, options.admin.tokens, passwordPolicy)
     registerAdminSessions(app)
   }
 }
