@@ -33,6 +33,16 @@ export const INVALID_TAG = 'GATEHOUSE_SERVER_INVALID_TAG'
 export const NOT_FOUND = 'GATEHOUSE_SERVER_NOT_FOUND'
 /** A new password (admin API, account page) breaks a rule of the password policy; the message names the rule (400). */
 export const WEAK_PASSWORD = 'GATEHOUSE_SERVER_WEAK_PASSWORD'
+/** An account endpoint called anonymously (401; browsers go to the login page when the login surface is on). */
+export const NOT_SIGNED_IN = 'GATEHOUSE_SERVER_NOT_SIGNED_IN'
+/** An account endpoint for signed-in users called by another kind of caller (API key, token, JWT, Basic) (403). */
+export const ACCOUNT_NOT_USER = 'GATEHOUSE_SERVER_ACCOUNT_NOT_USER'
+/** A password change without its fields, or whose confirmation differs (400). */
+export const BAD_PASSWORD_CHANGE = 'GATEHOUSE_SERVER_BAD_PASSWORD_CHANGE'
+/** A password change whose current password is wrong (403); counted by the lockout like a failed sign-in. */
+export const WRONG_PASSWORD = 'GATEHOUSE_SERVER_WRONG_PASSWORD'
+/** A password change overtaken by another change of the same user (a newer password, a disable, a delete) (409); the caller is signed out. */
+export const PASSWORD_CONFLICT = 'GATEHOUSE_SERVER_PASSWORD_CONFLICT'
 /**
  * Any other schema failure of a `/_server` body (400): Fastify's own code,
  * kept so that these bodies fail as on any Fastify route.
@@ -85,6 +95,27 @@ export function notFound (what: string): HttpError {
  */
 export function weakPassword (problem: PasswordProblem): HttpError {
   return new HttpError(400, `${problem.message} (rule: ${problem.rule})`, { code: WEAK_PASSWORD })
+}
+
+export function notSignedIn (): HttpError {
+  return new HttpError(401, 'Sign in first', { code: NOT_SIGNED_IN })
+}
+
+/** `detail` says which callers the endpoint serves. */
+export function accountNotUser (detail: string): HttpError {
+  return new HttpError(403, detail, { code: ACCOUNT_NOT_USER })
+}
+
+export function badPasswordChange (detail: string): HttpError {
+  return new HttpError(400, detail, { code: BAD_PASSWORD_CHANGE })
+}
+
+export function wrongPassword (): HttpError {
+  return new HttpError(403, 'The current password is wrong', { code: WRONG_PASSWORD })
+}
+
+export function passwordConflict (): HttpError {
+  return new HttpError(409, 'The account was changed at the same time (another new password, or the user was disabled or deleted); sign in again', { code: PASSWORD_CONFLICT })
 }
 
 export function validationFailed (detail: string): HttpError {
@@ -140,3 +171,11 @@ export const GATEHOUSE_SERVER_BAD_APP = createError<[string]>(
 export const GATEHOUSE_SERVER_NO_STORE = createError<[string]>(
   'GATEHOUSE_SERVER_NO_STORE',
   'no store at %s (neither users.json nor keys.json is there); check --store or $GATEHOUSE_STORE (`users add` and `keys issue` create a store)', 500, Error)
+
+/**
+ * `gatehouse users sessions|signout` without a session store the servers
+ * share (Redis or PostgreSQL): the message names the command and where the
+ * store can be given.
+ */
+export const GATEHOUSE_SERVER_NO_SESSION_STORE = createError<[string]>(
+  'GATEHOUSE_SERVER_NO_SESSION_STORE', '%s', 500, Error)

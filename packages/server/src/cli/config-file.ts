@@ -4,6 +4,7 @@ import { loadRecipe, type GatehouseConfig } from '@fastify-gatehouse/core'
 import { passwordPolicySchema, resolvePasswordPolicy, type PasswordPolicy, type ResolvedPasswordPolicy } from '@fastify-gatehouse/auth'
 import { allComponents } from '../components.js'
 import { loginOptionsSchema } from '../server-app/options.js'
+import { accountSettingSchema } from '../server-app/account/options.js'
 import type { CliIo } from './io.js'
 import { configStores, type ConfigStores } from './store-config.js'
 
@@ -29,6 +30,8 @@ export const serverAppSchema = Type.Object({
   store: Type.Optional(Type.Unknown()),
   /** The login surface (401 → login page). Default: on when a store is given. */
   loginSurface: Type.Optional(Type.Boolean()),
+  /** The account endpoints: `{ fresh_for: 600 }`, or `false` to turn them off. Default: on with a store. */
+  account: Type.Optional(accountSettingSchema),
   /**
    * AppServer's `passwordPolicy` (`min_length`, `max_length`): applied by
    * the server and by `gatehouse users add|passwd --config` to new
