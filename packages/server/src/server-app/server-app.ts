@@ -6,6 +6,7 @@ import { registerAdminApi } from './admin-api.js'
 import type { AuthMethod } from './auth-method.js'
 import { acceptFormBodies, isBrowserForm } from './form-body.js'
 import { registerLoginPage } from './login-page.js'
+import { registerLogoutPage } from './logout-page.js'
 import { strictBodies } from './strict-bodies.js'
 
 /** Options of the `_server` app. */
@@ -38,6 +39,7 @@ export const serverApp: FastifyPluginAsync<ServerAppOptions> = async function se
   const describe = () => (options.methods ?? []).map((m) => m.describe(app.prefix))
   app.get('/login_methods', async () => ({ methods: describe() }))
   registerLoginPage(app, app.prefix, describe)
+  registerLogoutPage(app)
 
   app.post('/logout', async (request, reply) => {
     const session: Session | undefined = request.scope.session
