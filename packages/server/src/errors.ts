@@ -30,6 +30,18 @@ export const DUPLICATE_FIELD = 'GATEHOUSE_SERVER_DUPLICATE_FIELD'
 export const INVALID_TAG = 'GATEHOUSE_SERVER_INVALID_TAG'
 /** The admin API's user or key, or the sign-in method of an OIDC route, does not exist (404). */
 export const NOT_FOUND = 'GATEHOUSE_SERVER_NOT_FOUND'
+/** A new password the password policy refuses (400); the message names the rule. */
+export const WEAK_PASSWORD = 'GATEHOUSE_SERVER_WEAK_PASSWORD'
+/** An account endpoint called anonymously (401; browsers go to the login page when the login surface is on). */
+export const NOT_SIGNED_IN = 'GATEHOUSE_SERVER_NOT_SIGNED_IN'
+/** An account endpoint for signed-in users called by another kind of caller (API key, token, JWT, Basic) (403). */
+export const ACCOUNT_NOT_USER = 'GATEHOUSE_SERVER_ACCOUNT_NOT_USER'
+/** A password change without its fields, or whose confirmation differs (400). */
+export const BAD_PASSWORD_CHANGE = 'GATEHOUSE_SERVER_BAD_PASSWORD_CHANGE'
+/** A password change whose current password is wrong (403); counted by the lockout like a failed sign-in. */
+export const WRONG_PASSWORD = 'GATEHOUSE_SERVER_WRONG_PASSWORD'
+/** A password change overtaken by another change of the same user (a newer password, a disable, a delete) (409); the caller is signed out. */
+export const PASSWORD_CONFLICT = 'GATEHOUSE_SERVER_PASSWORD_CONFLICT'
 /**
  * Any other schema failure of a `/_server` body (400): Fastify's own code,
  * kept so that these bodies fail as on any Fastify route.
@@ -74,6 +86,32 @@ export function tagNotAllowed (detail: string): HttpError {
 /** `what` completes the sentence: `No such user`, `No sign-in method oidc:x`. */
 export function notFound (what: string): HttpError {
   return new HttpError(404, what, { code: NOT_FOUND })
+}
+
+/** `problem` is `passwordProblem`'s answer: a sentence for the person choosing the password (never the password) and the rule. */
+export function weakPassword (problem: { readonly rule: string, readonly message: string }): HttpError {
+  return new HttpError(400, `${problem.message} (rule: ${problem.rule})`, { code: WEAK_PASSWORD })
+}
+
+export function notSignedIn (): HttpError {
+  return new HttpError(401, 'Sign in first', { code: NOT_SIGNED_IN })
+}
+
+/** `detail` says which callers the endpoint serves. */
+export function accountNotUser (detail: string): HttpError {
+  return new HttpError(403, detail, { code: ACCOUNT_NOT_USER })
+}
+
+export function badPasswordChange (detail: string): HttpError {
+  return new HttpError(400, detail, { code: BAD_PASSWORD_CHANGE })
+}
+
+export function wrongPassword (): HttpError {
+  return new HttpError(403, 'The current password is wrong', { code: WRONG_PASSWORD })
+}
+
+export function passwordConflict (): HttpError {
+  return new HttpError(409, 'The account was changed at the same time (another new password, or the user was disabled or deleted); sign in again', { code: PASSWORD_CONFLICT })
 }
 
 export function validationFailed (detail: string): HttpError {

@@ -11,6 +11,10 @@ export { PasswordMethod } from './server-app/password-method.js'
 export type { PasswordMethodOptions } from './server-app/password-method.js'
 export type { AuthMethod, LoginMethodDescription } from './server-app/auth-method.js'
 export { NO_FIELDS } from './server-app/strict-bodies.js'
+export { PasswordCheck } from './server-app/password-check.js'
+export type { PasswordCheckResult } from './server-app/password-check.js'
+export { accountDefaults, accountOptionsSchema, resolveAccountOptions } from './server-app/account/options.js'
+export type { AccountOptions, ResolvedAccountOptions } from './server-app/account/options.js'
 export { allComponents } from './components.js'
 export { AppServer } from './app-server/app-server.js'
 export { ServerBase } from './app-server/server-base.js'
@@ -53,7 +57,9 @@ export type {
   ResolvedOidcProvider
 } from './server-app/options.js'
 export {
+  ACCOUNT_NOT_USER,
   BAD_LOGIN_REQUEST,
+  BAD_PASSWORD_CHANGE,
   DUPLICATE_FIELD,
   GATEHOUSE_SERVER_BAD_APP,
   GATEHOUSE_SERVER_CLI_USAGE,
@@ -66,7 +72,11 @@ export {
   INVALID_TAG,
   LOCKED,
   NOT_FOUND,
+  NOT_SIGNED_IN,
   OIDC_FAILED,
   OIDC_UNAVAILABLE,
-  UNKNOWN_FIELD
+  PASSWORD_CONFLICT,
+  UNKNOWN_FIELD,
+  WEAK_PASSWORD,
+  WRONG_PASSWORD
 } from './errors.js'

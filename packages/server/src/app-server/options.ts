@@ -6,6 +6,7 @@ import type { SessionOptions } from '@fastify-gatehouse/session'
 import { GATEHOUSE_SERVER_INVALID_OPTIONS } from '../errors.js'
 import { OidcMethod } from '../server-app/oidc-method.js'
 import { loginOptionsSchema, type LoginOptions, type OidcProviderOptions } from '../server-app/options.js'
+import { resolveAccountOptions, type AccountOptions } from '../server-app/account/options.js'
 import type { ServerAuthConfig } from './auth-mixin.js'
 import type { ServerDatabaseOptions } from './database-stores.js'
 import type { RoutedApplication } from './routed-application.js'
@@ -18,6 +19,13 @@ export interface ServerAppSettings {
   oidc?: Readonly<Record<string, OidcProviderOptions>>
   /** Let an issuer be plain http (a loopback test provider only). Default: false. */
   allowInsecureIssuers?: boolean
+  /**
+   * The account endpoints (`/_server/account/…`): `{ freshFor }` (seconds
+   * a sign-in stays recent enough to change the password or end sessions;
+   * default 600), or `false` to turn them off. Default: on whenever there
+   * is a login method (users or an OIDC provider).
+   */
+  account?: AccountOptions | false
 }
 
 /** What every Gatehouse server takes. */
@@ -100,6 +108,8 @@ export interface ResolvedServerBaseOptions {
     readonly login: LoginOptions | undefined
     readonly oidcMethods: readonly OidcMethod[]
     readonly allowInsecureIssuers: boolean
+    /** Checked, as given (the `_server` app applies the defaults and decides whether they are on). */
+    readonly account: AccountOptions | false | undefined
   }
   readonly middleware: NonNullable<Recipe['middleware']>
   /** As given; undefined means `allComponents` (the server package's full list). */
@@ -116,7 +126,7 @@ export const defaults: ResolvedServerBaseOptions = Object.freeze({
   login: false,
   debug: false,
   externalUrl: undefined,
-  serverApp: Object.freeze({ login: undefined, oidcMethods: Object.freeze([]), allowInsecureIssuers: false }),
+  serverApp: Object.freeze({ login: undefined, oidcMethods: Object.freeze([]), allowInsecureIssuers: false, account: undefined }),
   middleware: Object.freeze({}),
   components: undefined,
   session: undefined,
@@ -143,7 +153,8 @@ export const serverBaseOptionsSchema = Type.Object({
   serverApp: Type.Optional(Type.Object({
     login: Type.Optional(loginKeys),
     oidc: Type.Optional(Type.Record(Type.String(), object)),
-    allowInsecureIssuers: Type.Optional(Type.Boolean())
+    allowInsecureIssuers: Type.Optional(Type.Boolean()),
+    account: Type.Optional(Type.Union([Type.Literal(false), object]))
   }, { additionalProperties: false })),
   middleware: Type.Optional(object),
   // The chain checks each entry (a component, no two with one name).
@@ -194,6 +205,11 @@ function checkKeys (options: Record<string, unknown>, schema: TObject): void {
   }
 }
 
+function checkedAccount (account: AccountOptions | false | undefined): AccountOptions | false | undefined {
+  if (account !== undefined) resolveAccountOptions(account, 'serverApp.account')
+  return account
+}
+
 /**
  * Checks a server's options once, when it is made, and applies the
  * defaults. `schema` names every key the server class takes (a mixin adds
@@ -227,7 +243,7 @@ export function resolveServerBaseOptions (options: ServerBaseOptions, schema: TO
     login: options.login ?? defaults.login,
     debug: options.debug ?? defaults.debug,
     externalUrl: options.externalUrl,
-    serverApp: Object.freeze({ login: serverApp.login, oidcMethods: Object.freeze(oidcMethods), allowInsecureIssuers }),
+    serverApp: Object.freeze({ login: serverApp.login, oidcMethods: Object.freeze(oidcMethods), allowInsecureIssuers, account: checkedAccount(serverApp.account) }),
     middleware,
     components: options.components,
     session: options.session,

@@ -175,7 +175,7 @@ export class ServerBase {
     }
     // The lockout options are PasswordMethod's, checked when it is made;
     // without users there is no password login, yet a bad value is refused.
-    const { login, oidcMethods } = options.serverApp
+    const { login, oidcMethods, account } = options.serverApp
     const methods: AuthMethod[] = users === undefined ? [] : [new PasswordMethod({ ...login, users, ...(lockoutStore === undefined ? {} : { store: lockoutStore }) })]
     if (users === undefined && login !== undefined) resolveLoginOptions(login)
     methods.push(...oidcMethods)
@@ -183,6 +183,7 @@ export class ServerBase {
     await app.register(serverApp, {
       prefix: SERVER_PREFIX,
       methods,
+      ...(account === undefined ? {} : { account }),
       ...(users === undefined && tokens === undefined ? {} : { admin: { ...(users === undefined ? {} : { users }), ...(tokens === undefined ? {} : { tokens }) } })
     })
     const { primary } = options

@@ -3,6 +3,7 @@ import { Type } from '@sinclair/typebox'
 import { loadRecipe, type GatehouseConfig } from '@fastify-gatehouse/core'
 import { allComponents } from '../components.js'
 import { loginOptionsSchema } from '../server-app/options.js'
+import { accountSettingSchema } from '../server-app/account/options.js'
 import type { CliIo } from './io.js'
 import { configStores, type ConfigStores } from './store-config.js'
 
@@ -27,7 +28,9 @@ export const serverAppSchema = Type.Object({
    */
   store: Type.Optional(Type.Unknown()),
   /** The login surface (401 → login page). Default: on when a store is given. */
-  loginSurface: Type.Optional(Type.Boolean())
+  loginSurface: Type.Optional(Type.Boolean()),
+  /** The account endpoints: `{ fresh_for: 600 }`, or `false` to turn them off. Default: on with a store. */
+  account: Type.Optional(accountSettingSchema)
 }, { additionalProperties: false })
 
 /** A config file as the CLI reads it. */

@@ -8,6 +8,7 @@ import { AppServer, type AppServerOptions } from '../app-server/app-server.js'
 import { checkAdminPassword } from '../app-server/auth-mixin.js'
 import { RoutedApplication } from '../app-server/routed-application.js'
 import { GATEHOUSE_SERVER_BAD_APP } from '../errors.js'
+import type { AccountOptions } from '../server-app/account/options.js'
 import { UsageError, type CliIo } from './io.js'
 import { openLockoutStore, openSessionStore, redisHost } from './redis-stores.js'
 import { readConfig } from './config-file.js'
@@ -78,7 +79,7 @@ export async function serveCommand (args: string[], io: CliIo, signals: NodeJS.E
         ...(values.migrate || usersStore.migrate === true ? { migrate: true } : {})
       }
     : undefined
-  const serverAppConfig = (config.serverApp ?? {}) as { login?: Record<string, unknown>, loginSurface?: boolean }
+  const serverAppConfig = (config.serverApp ?? {}) as { login?: Record<string, unknown>, loginSurface?: boolean, account?: AccountOptions | false }
   const primary = values.app === undefined ? undefined : await loadApplication(values.app, io.cwd)
   // Everything opened here, closed in reverse order at the end or on a failure.
   const opened: Array<{ close: () => Promise<void> }> = []
@@ -131,7 +132,9 @@ export async function serveCommand (args: string[], io: CliIo, signals: NodeJS.E
       ...(config.server?.externalUrl === undefined ? {} : { externalUrl: config.server.externalUrl }),
       // request_timeout, body_limit, …: checked by the loader, applied by AppServer.
       ...(config.server === undefined ? {} : { server: pickServerLimits(config.server as Record<string, unknown>) }),
-      ...(login === undefined ? {} : { serverApp: { login } }),
+      ...(login === undefined && serverAppConfig.account === undefined
+        ? {}
+        : { serverApp: { ...(login === undefined ? {} : { login }), ...(serverAppConfig.account === undefined ? {} : { account: serverAppConfig.account }) } }),
       ...(middleware === undefined ? {} : { middleware }),
       logger: true
     }

@@ -1,11 +1,12 @@
 import type { FastifyInstance } from 'fastify'
 import type { Session } from '@fastify-gatehouse/session'
 import { safeNextPath } from '@fastify-gatehouse/core'
-import { MemoryLockoutStore, type LockoutPolicy, type LockoutStore, type UserStore, type VerifiedUser } from '@fastify-gatehouse/auth'
+import type { UserStore } from '@fastify-gatehouse/auth'
 import { badLoginRequest, GATEHOUSE_SERVER_INVALID_OPTIONS, GATEHOUSE_SERVER_SESSION_REQUIRED, invalidLogin, lockedOut } from '../errors.js'
 import type { AuthMethod, LoginMethodDescription } from './auth-method.js'
 import { acceptFormBodies, isBrowserForm } from './form-body.js'
 import { resolveLoginOptions, type LoginOptions } from './options.js'
+import { PasswordCheck } from './password-check.js'
 
 /** Options of {@link PasswordMethod}: the lockout ({@link LoginOptions}) and these. */
 export interface PasswordMethodOptions extends LoginOptions {
@@ -31,24 +32,19 @@ const LOGIN_BODY = { type: ['object', 'null'], additionalProperties: false, prop
  */
 export class PasswordMethod implements AuthMethod {
   readonly id = 'password'
-  readonly #users: UserStore
   readonly #label: string
-  readonly #store: LockoutStore
-  readonly #identityPolicy: LockoutPolicy
-  readonly #addressPolicy: LockoutPolicy
-  readonly #now: () => number
+  /**
+   * The users' passwords under this method's lockout: the account's
+   * password change checks the current password through it too, so both
+   * count against one lock.
+   */
+  readonly passwords: PasswordCheck
 
   constructor (options: PasswordMethodOptions) {
     const { users, label, now, ...login } = options ?? {}
     if (typeof users?.verify !== 'function') throw new GATEHOUSE_SERVER_INVALID_OPTIONS('users', 'PasswordMethod needs a UserStore')
-    const { maxAttempts, backoff, addressMaxAttempts, resetAfter, store } = resolveLoginOptions(login)
-    this.#users = users
+    this.passwords = new PasswordCheck(users, resolveLoginOptions(login), now)
     this.#label = label ?? 'Password'
-    this.#store = store ?? new MemoryLockoutStore()
-    this.#identityPolicy = { maxAttempts, backoff, resetAfter }
-    // D-LOCKOUT-01: one office NAT is not locked by a few typos; one address cannot lock many accounts.
-    this.#addressPolicy = { maxAttempts: addressMaxAttempts, backoff, resetAfter }
-    this.#now = now ?? Date.now
   }
 
   describe (prefix: string): LoginMethodDescription {
@@ -74,16 +70,16 @@ export class PasswordMethod implements AuthMethod {
         if (browser) return backToPage('missing')
         throw badLoginRequest()
       }
-      const attempt = await this.#claim(identity, request.ip)
-      if (attempt.retryAfter > 0) {
-        if (browser) return backToPage('locked', attempt.retryAfter)
-        throw lockedOut(attempt.retryAfter)
+      const checked = await this.passwords.check(identity, password, request.ip)
+      if (checked.outcome === 'locked') {
+        if (browser) return backToPage('locked', checked.retryAfter)
+        throw lockedOut(checked.retryAfter)
       }
-      const user = await this.#verify(attempt, identity, password)
-      if (user === null) {
+      if (checked.outcome === 'invalid') {
         if (browser) return backToPage('invalid')
         throw invalidLogin()
       }
+      const { user } = checked
       session.login(user.identity, user.tags, { via: this.id, stamp: user.stamp })
       // The answer sets the session cookie (and may name the id): never cached.
       reply.header('cache-control', 'no-store')
@@ -96,65 +92,4 @@ export class PasswordMethod implements AuthMethod {
         : { identity: user.identity, tags: user.tags }
     })
   }
-
-  /**
-   * Claims the attempt for the client address, then for the identity
-   * (DESIGN §10: counted before the password is checked). A refusal for
-   * the identity gives the address its place back.
-   * D-LOCKOUT-03: the address first; a refused identity gives the address its place back.
-   */
-  async #claim (identity: string, address: string): Promise<Attempt> {
-    const attempt = { identityKey: `identity:${identity}`, addressKey: `address:${address}`, retryAfter: 0 }
-    attempt.retryAfter = await this.#store.claim(attempt.addressKey, this.#addressPolicy, this.#now())
-    if (attempt.retryAfter > 0) return attempt
-    try {
-      attempt.retryAfter = await this.#store.claim(attempt.identityKey, this.#identityPolicy, this.#now())
-    } catch (err) {
-      await this.#settle(this.#store.refund(attempt.addressKey, this.#addressPolicy, this.#now()))
-      throw err
-    }
-    if (attempt.retryAfter > 0) await this.#settle(this.#store.refund(attempt.addressKey, this.#addressPolicy, this.#now()))
-    return attempt
-  }
-
-  /**
-   * Checks the password of a claimed attempt and settles both claims. A
-   * failure counts from the moment it is known (after scrypt), so a lock is
-   * never shortened by the check's own time; a success forgets the
-   * identity's failures but only gives back the address's claim (one good
-   * account must not clear an address that sprays others).
-   * D-LOCKOUT-04 and D-LOCKOUT-05.
-   */
-  async #verify (attempt: Attempt, identity: string, password: string): Promise<VerifiedUser | null> {
-    let user: VerifiedUser | null
-    try {
-      user = await this.#users.verify(identity, password)
-    } catch (err) {
-      // The outcome is unknown: settle as a failure, never as a free attempt.
-      await this.#failed(attempt)
-      throw err
-    }
-    if (user === null) {
-      await this.#failed(attempt)
-      return null
-    }
-    await this.#store.reset(attempt.identityKey)
-    await this.#store.refund(attempt.addressKey, this.#addressPolicy, this.#now())
-    return user
-  }
-
-  async #failed (attempt: Attempt): Promise<void> {
-    const now = this.#now()
-    await this.#store.recordFailure(attempt.identityKey, this.#identityPolicy, now)
-    await this.#store.recordFailure(attempt.addressKey, this.#addressPolicy, now)
-  }
-
-  /** Waits for a settling call whose failure must not hide the error being reported. */
-  async #settle (call: unknown): Promise<void> {
-    try {
-      await call
-    } catch {}
-  }
 }
-
-interface Attempt { identityKey: string, addressKey: string, retryAfter: number }

@@ -1,12 +1,16 @@
 import type { FastifyPluginAsync } from 'fastify'
 import type { Session } from '@fastify-gatehouse/session'
-import type { ApiKeyStore, UserStore } from '@fastify-gatehouse/auth'
+import { passwordPolicyDefaults, type ApiKeyStore, type ResolvedPasswordPolicy, type UserStore } from '@fastify-gatehouse/auth'
 import { GATEHOUSE_SERVER_INVALID_OPTIONS, GATEHOUSE_SERVER_SESSION_REQUIRED } from '../errors.js'
+import { registerAdminSessions } from './account/admin-sessions.js'
+import { resolveAccountOptions, type AccountOptions } from './account/options.js'
+import { registerAccount } from './account/register.js'
 import { registerAdminApi } from './admin-api.js'
 import type { AuthMethod } from './auth-method.js'
 import { acceptFormBodies, isBrowserForm } from './form-body.js'
 import { registerLoginPage } from './login-page.js'
 import { registerLogoutPage } from './logout-page.js'
+import { PasswordMethod } from './password-method.js'
 import { strictBodies } from './strict-bodies.js'
 
 /** Options of the `_server` app. */
@@ -15,11 +19,20 @@ export interface ServerAppOptions {
   methods: readonly AuthMethod[]
   /** With `users` and/or `tokens`: the SUPERADMIN-only admin API under `/users` and `/tokens`. */
   admin?: { users?: UserStore, tokens?: ApiKeyStore }
+  /**
+   * The account endpoints under `/account` (who am I, change password, my
+   * sessions, sign out). Default: on when there is a login method (the
+   * password change only with a `PasswordMethod`); `false` turns them off.
+   */
+  account?: AccountOptions | false
+  /** What a new password must be (the account's password change). Default: `passwordPolicyDefaults`. */
+  passwordPolicy?: ResolvedPasswordPolicy
 }
 
 /**
  * The `_server` app: `POST /login` (from the password method), `POST
- * /logout`, `GET /login_methods`, and each method's routes. Route-owning:
+ * /logout`, `GET /login_methods`, each method's routes, the account
+ * endpoints (`/account/…`) and, with `admin`, the admin API. Route-owning:
  * register it with a prefix (`app.register(serverApp, { prefix: '/_server',
  * methods })`); it needs the session component on the parent. The URLs it
  * lists (login methods, the login page's assets) start with that prefix.
@@ -50,5 +63,14 @@ export const serverApp: FastifyPluginAsync<ServerAppOptions> = async function se
   })
 
   for (const method of options.methods ?? []) await method.register(app)
-  if (options.admin !== undefined) registerAdminApi(app, options.admin.users, options.admin.tokens)
+  // On by default wherever someone can sign in (docs/wip/account-decisions.md); the options are checked even when off.
+  const account = resolveAccountOptions(options.account)
+  if (account !== false && (options.account !== undefined || (options.methods ?? []).length > 0)) {
+    const password = (options.methods ?? []).find((method): method is PasswordMethod => method instanceof PasswordMethod)
+    await registerAccount(app, { ...account, passwords: password?.passwords, policy: options.passwordPolicy ?? passwordPolicyDefaults })
+  }
+  if (options.admin !== undefined) {
+    registerAdminApi(app, options.admin.users, options.admin.tokens)
+    registerAdminSessions(app)
+  }
 }
