@@ -42,7 +42,6 @@ function assertPageHeaders (t: Test, headers: Record<string, unknown>): void {
 
 const BAR = (identity: string) => `<header class="signed-in">
 <p>Signed in as <strong>${identity}</strong></p>
-<a href="/_server/account">Your account</a>
 <form method="post" action="/_server/account/logout">
 <button type="submit">Sign out</button>
 </form>

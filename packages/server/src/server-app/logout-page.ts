@@ -2,15 +2,15 @@ import type { FastifyInstance } from 'fastify'
 import { escapeHtml, PAGE_HEADERS } from './html.js'
 import { renderPage, signOutForm } from './page.js'
 
-function render (prefix: string, signedInAs: string | null): string {
+function render (prefix: string, signedInAs: string | null, accountPage: boolean): string {
+  const back = accountPage ? `\n<p><a href="${escapeHtml(prefix)}/account">Back to your account</a></p>` : ''
   const main = signedInAs === null
     ? `<h1>Sign out</h1>
 <p>You are not signed in.</p>
 <p><a class="button" href="${escapeHtml(prefix)}/login_page">Sign in</a></p>`
     : `<h1>Sign out</h1>
 <p>You are signed in as <strong>${escapeHtml(signedInAs)}</strong>.</p>
-${signOutForm(prefix)}
-<p><a href="${escapeHtml(prefix)}/account">Back to your account</a></p>`
+${signOutForm(prefix)}${back}`
   // The page's own button is the sign-out control: no bar above it.
   return renderPage({ title: 'Sign out', prefix, signedInAs: null, main })
 }
@@ -21,9 +21,9 @@ ${signOutForm(prefix)}
  * image elsewhere cannot sign anyone out).
  * D-PAGE-02.
  */
-export function registerLogoutPage (app: FastifyInstance): void {
+export function registerLogoutPage (app: FastifyInstance, accountPage: boolean): void {
   app.get('/logout', async (request, reply) => {
-    const page = render(app.prefix, request.scope.auth?.identity ?? null)
+    const page = render(app.prefix, request.scope.auth?.identity ?? null, accountPage)
     return reply.headers(PAGE_HEADERS).type('text/html; charset=utf-8').send(page)
   })
 }

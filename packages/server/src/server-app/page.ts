@@ -5,7 +5,7 @@ export interface Page {
   readonly title: string
   /** Where the `_server` app is mounted (`/_server`): the assets, the account page and sign-out are under it. */
   readonly prefix: string
-  /** Who is signed in (the bar at the top: who, the account page, sign out), or null. */
+  /** Who is signed in (the bar at the top: who, and sign out), or null. */
   readonly signedInAs: string | null
   /** The `<main>` element's content, already HTML. */
   readonly main: string
@@ -13,8 +13,6 @@ export interface Page {
   readonly script?: string
   /** A wide page (a table): the account page. */
   readonly wide?: boolean
-  /** This is the account page: the bar does not link to itself. */
-  readonly accountPage?: boolean
 }
 
 /** Where every sign-out form posts: signs out, then the login page (with `next`, when the form gives one). */
@@ -33,12 +31,13 @@ export function signOutForm (prefix: string, label = 'Sign out', next?: string, 
 
 /**
  * Who is signed in, on every page Gatehouse shows a signed-in browser
- * (ASVS 5.0 V7.4.4: sign-out in sight on every page behind a sign-in).
+ * (ASVS 5.0 V7.4.4: sign-out in sight on every page behind a sign-in). No
+ * link to the account page: it may be off (`account: false`), sign-out
+ * never is.
  */
-function signedInBar (prefix: string, identity: string, accountPage: boolean): string {
-  const account = accountPage ? '' : `\n<a href="${escapeHtml(prefix)}/account">Your account</a>`
+function signedInBar (prefix: string, identity: string): string {
   return `<header class="signed-in">
-<p>Signed in as <strong>${escapeHtml(identity)}</strong></p>${account}
+<p>Signed in as <strong>${escapeHtml(identity)}</strong></p>
 ${signOutForm(prefix)}
 </header>
 `
@@ -53,7 +52,7 @@ ${signOutForm(prefix)}
 export function renderPage (page: Page): string {
   const prefix = escapeHtml(page.prefix)
   const script = page.script === undefined ? '' : `\n<script src="${prefix}/${escapeHtml(page.script)}" defer></script>`
-  const bar = page.signedInAs === null ? '' : signedInBar(page.prefix, page.signedInAs, page.accountPage === true)
+  const bar = page.signedInAs === null ? '' : signedInBar(page.prefix, page.signedInAs)
   return `<!doctype html>
 <html lang="en">
 <head>
