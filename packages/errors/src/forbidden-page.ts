@@ -41,7 +41,7 @@ export function renderForbiddenPage (page: ForbiddenPage): string {
 <button type="submit">Switch account</button>
 </form>
 <form method="post" action="${action}">
-<button type="submit" class="secondary">Sign out</button>
+<button type="submit">Sign out</button>
 </form>
 </main>
 </body>

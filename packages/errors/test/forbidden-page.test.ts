@@ -38,7 +38,7 @@ test('a signed-in browser refused by a route rule gets the 403 page: who, no acc
 <button type="submit">Switch account</button>
 </form>`, 'switch account: signs out, then the login page brings bob back here')
   t.match(html, `<form method="post" action="/_server/account/logout">
-<button type="submit" class="secondary">Sign out</button>
+<button type="submit">Sign out</button>
 </form>`)
   t.notMatch(html, /<script|style=|<style/, 'no script, no inline style')
   const head = await server.inject({ method: 'HEAD', url: '/reports', headers: { accept: BROWSER, 'x-user': 'bob' } })

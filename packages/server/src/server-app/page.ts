@@ -20,12 +20,10 @@ export function logoutAction (prefix: string): string {
   return `${prefix}/account/logout`
 }
 
-/** A sign-out form: one button, and the page to come back to after signing in again (switch account). */
-export function signOutForm (prefix: string, label = 'Sign out', next?: string, className?: string): string {
-  const hidden = next === undefined ? '' : `\n<input type="hidden" name="next" value="${escapeHtml(next)}">`
-  const klass = className === undefined ? '' : ` class="${className}"`
-  return `<form method="post" action="${escapeHtml(logoutAction(prefix))}">${hidden}
-<button type="submit"${klass}>${escapeHtml(label)}</button>
+/** A sign-out form: one button. */
+export function signOutForm (prefix: string): string {
+  return `<form method="post" action="${escapeHtml(logoutAction(prefix))}">
+<button type="submit">Sign out</button>
 </form>`
 }
 
