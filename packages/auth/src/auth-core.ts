@@ -17,6 +17,12 @@ function namesBearer (header: string): boolean {
   return BEARER_SCHEME.test(header)
 }
 
+// Basic sends the password with every request: its caller proved who they
+// are just now. The backend's avatars are shared; each request gets its own.
+function signedInAt (avatar: Avatar, now: number): Avatar {
+  return new Avatar(avatar.identity, { tags: avatar.tags, backend: avatar.backend, authenticatedAt: now })
+}
+
 /** AuthCore's options: the auth component's options, and a clock. */
 export interface AuthCoreOptions extends AuthOptions {
   /** Clock, for tests. Default: `Date.now`. */
@@ -102,8 +108,9 @@ export class AuthCore {
         }
         if (TOKEN68.test(token)) return this.#bearerToken(token)
       } else if (header.startsWith('Basic ') && this.#basic !== undefined) {
-        const known = this.#basic.known(header.slice(6), this.#now())
-        if (known !== undefined) return known
+        const now = this.#now()
+        const known = this.#basic.known(header.slice(6), now)
+        if (known !== undefined) return signedInAt(known, now)
       }
     }
     const parsed = parseAuthorization(header)
@@ -117,7 +124,7 @@ export class AuthCore {
   }
 
   #basicOutcome (outcome: Outcome): Avatar {
-    if (outcome instanceof Avatar) return outcome
+    if (outcome instanceof Avatar) return signedInAt(outcome, this.#now())
     throw unauthorized(outcome.refused === 'malformed' ? BAD_HEADER : INVALID_CREDENTIALS, outcome.detail, this.#basicChallenge)
   }
 

@@ -92,6 +92,16 @@ function describeKeySetError (err: unknown): JwtFailure {
 const list = (v: string | readonly string[] | undefined): readonly string[] | undefined =>
   v === undefined ? undefined : typeof v === 'string' ? [v] : [...v]
 
+/**
+ * When the token says its subject signed in (OIDC Core's `auth_time`, in
+ * seconds), in ms; `null` without one: the token's issue time says nothing
+ * about the sign-in, so such a caller is never fresh.
+ */
+function authTime (claim: unknown): number | null {
+  const at = typeof claim === 'number' ? claim * 1000 : Number.NaN
+  return Number.isFinite(at) ? at : null
+}
+
 /** One configured verifier, keys imported once. */
 export class JwtVerifier {
   readonly name: string
@@ -197,6 +207,6 @@ export class JwtVerifier {
     const granted = tokenTags(claims, this.#tagPolicy)
     if ('detail' in granted) return granted
     const tags = granted.length === 0 ? this.#tags : [...this.#tags, ...granted]
-    return { avatar: new Avatar(identity, { tags, backend: `jwt:${this.name}` }), validUntil }
+    return { avatar: new Avatar(identity, { tags, backend: `jwt:${this.name}`, authenticatedAt: authTime(claims.auth_time) }), validUntil }
   }
 }

@@ -38,6 +38,10 @@ export const GATEHOUSE_CORE_CONFIG_FILE = createError<[string, string]>(
 export const GATEHOUSE_CORE_INVALID_AUTH_RULE = createError<[string, string, string]>(
   'GATEHOUSE_CORE_INVALID_AUTH_RULE', 'Invalid authRule %s on %s: %s', 500, TypeError)
 
+/** A route's `fresh` option is not a whole number of seconds from 1 to a year, or `config.fresh` and `fresh` disagree; the message names the value, the route and the problem. */
+export const GATEHOUSE_CORE_INVALID_FRESH = createError<[string, string, string]>(
+  'GATEHOUSE_CORE_INVALID_FRESH', 'Invalid fresh %s on %s: %s', 500, TypeError)
+
 /**
  * `compileAuthRule` was given a malformed rule. Thrown as its subclass
  * `AuthRuleSyntaxError` (auth-rule.ts), which adds the `position`; route
@@ -48,13 +52,14 @@ export const GATEHOUSE_CORE_INVALID_AUTH_RULE_SYNTAX = createError<[string]>(
   'GATEHOUSE_CORE_INVALID_AUTH_RULE_SYNTAX', '%s', 500, SyntaxError)
 
 /**
- * A route carries an `authRule` (either spelling) that no Gatehouse chain
- * compiled: it was declared before the chain or outside its instance tree.
- * Raised by `ready()`; the message lists the routes.
+ * A route carries an `authRule` or a `fresh` option (either spelling) that
+ * no Gatehouse chain compiled: it was declared before the chain or outside
+ * its instance tree. Raised by `ready()`; the message names the options
+ * (`authRule`, `fresh`, `authRule and fresh`) and lists the routes.
  */
-export const GATEHOUSE_CORE_UNENFORCED_AUTH_RULE = createError<[string]>(
+export const GATEHOUSE_CORE_UNENFORCED_AUTH_RULE = createError<[string, string]>(
   'GATEHOUSE_CORE_UNENFORCED_AUTH_RULE',
-  'authRule cannot be enforced on %s: the route was declared before the Gatehouse chain or outside its instance tree; declare routes after middlewareChain', 500, TypeError)
+  '%s cannot be enforced on %s: the route was declared before the Gatehouse chain or outside its instance tree; declare routes after middlewareChain', 500, TypeError)
 
 /**
  * Routes existed before the Gatehouse chain (or `trackRouteRules`) was
@@ -63,7 +68,7 @@ export const GATEHOUSE_CORE_UNENFORCED_AUTH_RULE = createError<[string]>(
  */
 export const GATEHOUSE_CORE_ROUTES_BEFORE_CHAIN = createError<[string, string]>(
   'GATEHOUSE_CORE_ROUTES_BEFORE_CHAIN',
-  'Routes were declared before %s, so an authRule on them (config.authRule or the authRule shorthand) could not be seen; declare routes after middlewareChain, or call trackRouteRules(app) right after creating the instance. Routes:\n%s', 500, TypeError)
+  'Routes were declared before %s, so an authRule or fresh option on them (in config or as the shorthand) could not be seen; declare routes after middlewareChain, or call trackRouteRules(app) right after creating the instance. Routes:\n%s', 500, TypeError)
 
 /** `new Avatar(…)` was given no identity or no backend. */
 export const GATEHOUSE_CORE_INVALID_AVATAR = createError<[string]>(
@@ -86,3 +91,9 @@ export const GATEHOUSE_CORE_INVALID_CHALLENGE = createError<[string]>(
 /** The caller is anonymous or does not satisfy the route's `authRule`. */
 export const GATEHOUSE_CORE_FORBIDDEN = createError(
   'GATEHOUSE_CORE_FORBIDDEN', 'Insufficient permissions for this route', 403)
+
+/**
+ * The code of `ReauthenticateError` (fresh.ts), 401: the route's `fresh`
+ * asks for a more recent sign-in than the caller's (or the caller has none).
+ */
+export const REAUTHENTICATE = 'GATEHOUSE_CORE_REAUTHENTICATE'

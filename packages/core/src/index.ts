@@ -4,6 +4,7 @@ export { invalidTag, invalidTagMessage, isTag, parseTags, SUPERADMIN, TAG_CHARAC
 export { isSerializedOrigin, parseList } from './list-option.js'
 export type { ListOption } from './list-option.js'
 export { HttpError, Redirect } from './http-error.js'
+export { isFresh, MAX_FRESH_SECONDS, reauthenticateChallenge, ReauthenticateError } from './fresh.js'
 export type { ErrorHeaders, HttpErrorOptions } from './http-error.js'
 export { safeNextPath } from './safe-next-path.js'
 export { formatChallenge, quoteString } from './challenge.js'
@@ -11,7 +12,7 @@ export { ensureScope } from './scope.js'
 export { brandClass, processWide } from './shared-identity.js'
 export { trackRouteRules } from './rule-coverage.js'
 export { AuthRuleSyntaxError, compileAuthRule } from './auth-rule.js'
-// The `authRule` route option (declaration merging into Fastify's types; D-RULES-05).
+// The `authRule` and `fresh` route options (declaration merging into Fastify's types; D-RULES-05).
 export type {} from './route-rules.js'
 export type { AuthRule, Tagged } from './auth-rule.js'
 export type { AnyFastifyInstance, RequestScope } from './scope.js'
@@ -58,9 +59,11 @@ export {
   GATEHOUSE_CORE_INVALID_HTTP_ERROR,
   GATEHOUSE_CORE_INVALID_TAGS,
   GATEHOUSE_CORE_INVALID_COMPONENT,
+  GATEHOUSE_CORE_INVALID_FRESH,
   GATEHOUSE_CORE_INVALID_OPTIONS,
   GATEHOUSE_CORE_NO_COMPONENTS,
   GATEHOUSE_CORE_ROUTES_BEFORE_CHAIN,
   GATEHOUSE_CORE_UNENFORCED_AUTH_RULE,
-  GATEHOUSE_CORE_UNKNOWN_COMPONENT
+  GATEHOUSE_CORE_UNKNOWN_COMPONENT,
+  REAUTHENTICATE
 } from './errors.js'

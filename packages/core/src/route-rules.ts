@@ -1,6 +1,7 @@
 import type { FastifyInstance, onRequestHookHandler, RouteOptions } from 'fastify'
 import { compileAuthRule, AuthRuleSyntaxError } from './auth-rule.js'
-import { GATEHOUSE_CORE_FORBIDDEN, GATEHOUSE_CORE_INVALID_AUTH_RULE } from './errors.js'
+import { GATEHOUSE_CORE_FORBIDDEN, GATEHOUSE_CORE_INVALID_AUTH_RULE, GATEHOUSE_CORE_INVALID_FRESH } from './errors.js'
+import { freshProblem, isFresh, ReauthenticateError } from './fresh.js'
 import { markRuleCompiled } from './rule-coverage.js'
 import { processWide } from './shared-identity.js'
 
@@ -12,6 +13,12 @@ declare module 'fastify' {
      * satisfy it get 403. No rule: the route is open.
      */
     authRule?: string
+    /**
+     * How recent the caller's sign-in must be, in seconds (1 to one year):
+     * a caller whose `authenticatedAt` is older, unknown (API keys) or absent
+     * gets 401 `GATEHOUSE_CORE_REAUTHENTICATE`. Checked right after `authRule`.
+     */
+    fresh?: number
   }
   interface RouteShorthandOptions {
     /**
@@ -19,75 +26,113 @@ declare module 'fastify' {
      * of it on a route declared before the chain: see `trackRouteRules`.
      */
     authRule?: string
+    /** Shorthand for `config.fresh`, enforced alike. */
+    fresh?: number
   }
 }
 
 // Process-wide, like the symbol below: another copy of this package may have
 // compiled the GET route a HEAD route is copied from (shared-identity.ts).
 const enforcers = processWide('core.ruleEnforcers.v1', () => new WeakSet<onRequestHookHandler>())
+// The enforcers that check `fresh` too (a copy that predates it adds its
+// enforcers to the set above only).
+const freshEnforcers = processWide('core.freshEnforcers.v1', () => new WeakSet<onRequestHookHandler>())
 
 /**
  * Marks a route config whose rule was compiled (a symbol: JSON and users
  * never see it; registered, so that every copy of this package reads it).
  */
 export const kRuleEnforced = Symbol.for('fastify-gatehouse.core.ruleEnforced.v1')
+/** Marks a route config whose `fresh` was compiled (like {@link kRuleEnforced}). */
+export const kFreshEnforced = Symbol.for('fastify-gatehouse.core.freshEnforced.v1')
 
 /**
- * True when a route's config names a rule that no `onRoute` hook compiled
- * (e.g. another plugin's `onRoute` hook, added after the chain's, set it).
- * Such requests are refused (fail closed): the second line behind the boot
- * checks of rule-coverage.ts.
+ * What a route's config names that no `onRoute` hook compiled (`authRule`,
+ * `fresh`, `authRule and fresh`), or `undefined` when nothing is left
+ * unenforced; e.g. another plugin's `onRoute` hook, added after the chain's,
+ * set it. Such requests are refused (fail closed): the second line behind
+ * the boot checks of rule-coverage.ts.
  */
-export function unenforcedRule (config: unknown): boolean {
-  const c = config as { authRule?: unknown, [kRuleEnforced]?: boolean } | undefined
-  return c?.authRule !== undefined && c[kRuleEnforced] !== true
+export function unenforcedRule (config: unknown): string | undefined {
+  const c = config as { authRule?: unknown, fresh?: unknown, [kRuleEnforced]?: boolean, [kFreshEnforced]?: boolean } | undefined
+  if (c === undefined || c === null) return undefined
+  const rule = c.authRule !== undefined && c[kRuleEnforced] !== true
+  const fresh = c.fresh !== undefined && c[kFreshEnforced] !== true
+  return rule && fresh ? 'authRule and fresh' : rule ? 'authRule' : fresh ? 'fresh' : undefined
+}
+
+/** `value` as it reads in a boot error: JSON where it has one (`"600"`), else as JavaScript shows it (`NaN`, `1n`). */
+function shown (value: unknown): string {
+  return typeof value === 'number' || typeof value === 'bigint' ? String(value) : JSON.stringify(value) ?? String(value)
+}
+
+/** The route's option `name`, from `config` or the shorthand; throws `fail` when both are given and disagree. */
+function routeOption (route: RouteOptions, name: 'authRule' | 'fresh', fail: (value: string) => Error): unknown {
+  const fromConfig = (route.config as Record<string, unknown> | undefined)?.[name]
+  const shorthand = (route as unknown as Record<string, unknown>)[name]
+  if (fromConfig !== undefined && shorthand !== undefined && fromConfig !== shorthand) {
+    throw fail(`${shown(fromConfig)} / ${shown(shorthand)}`)
+  }
+  // A null fresh is refused, not read as "none"; authRule keeps its older reading of null as absent.
+  return name === 'fresh' && fromConfig !== undefined ? fromConfig : fromConfig ?? shorthand
 }
 
 /**
- * Adds the `onRoute` hook that compiles each route's `authRule` once and
- * puts its check first among the route's own `onRequest` hooks: Fastify runs
- * those after every instance-level `onRequest` hook (auth, session), and
- * before the body is parsed.
+ * Adds the `onRoute` hook that compiles each route's `authRule` and `fresh`
+ * once and puts their check first among the route's own `onRequest` hooks:
+ * Fastify runs those after every instance-level `onRequest` hook (auth,
+ * session), and before the body is parsed. The rule is checked first, so
+ * a caller who may never call the route gets 403, not an invitation to sign in.
  * D-RULES-01: enforced by core, so a rule holds even with auth off (403).
  */
 export function enforceRouteRules (app: FastifyInstance): void {
   app.addHook('onRoute', function compileRouteRule (route) {
-    const fromConfig = (route.config as { authRule?: unknown } | undefined)?.authRule
-    const shorthand = (route as { authRule?: unknown }).authRule
-    const rule = fromConfig ?? shorthand
-    if (rule === undefined) return
     const where = `${String(route.method)} ${route.url}`
-    if (fromConfig !== undefined && shorthand !== undefined && fromConfig !== shorthand) {
-      throw new GATEHOUSE_CORE_INVALID_AUTH_RULE(`${JSON.stringify(fromConfig)} / ${JSON.stringify(shorthand)}`, where, 'config.authRule and authRule disagree')
+    const rule = routeOption(route, 'authRule', (both) => new GATEHOUSE_CORE_INVALID_AUTH_RULE(both, where, 'config.authRule and authRule disagree'))
+    const fresh = routeOption(route, 'fresh', (both) => new GATEHOUSE_CORE_INVALID_FRESH(both, where, 'config.fresh and fresh disagree'))
+    if (rule === undefined && fresh === undefined) return
+    if (rule !== undefined && typeof rule !== 'string') {
+      throw new GATEHOUSE_CORE_INVALID_AUTH_RULE(shown(rule), where, 'a rule must be a string')
     }
-    if (typeof rule !== 'string') {
-      throw new GATEHOUSE_CORE_INVALID_AUTH_RULE(JSON.stringify(rule), where, 'a rule must be a string')
+    if (fresh !== undefined) {
+      const problem = freshProblem(fresh)
+      if (problem !== undefined) throw new GATEHOUSE_CORE_INVALID_FRESH(shown(fresh), where, problem)
     }
     const existing = route.onRequest === undefined ? [] : Array.isArray(route.onRequest) ? route.onRequest : [route.onRequest]
     // HEAD routes are copied from their GET route, hook included.
-    if (existing.some((hook) => enforcers.has(hook as onRequestHookHandler))) {
-      markRuleCompiled(route)
+    const copied = existing.find((hook) => enforcers.has(hook as onRequestHookHandler)) as onRequestHookHandler | undefined
+    if (copied !== undefined) {
+      markRuleCompiled(route, { rule: rule !== undefined, fresh: fresh !== undefined && freshEnforcers.has(copied) })
       return
     }
-    let allows: ReturnType<typeof compileAuthRule>
-    try {
-      allows = compileAuthRule(rule)
-    } catch (err) {
-      if (!(err instanceof AuthRuleSyntaxError)) throw err
-      throw new GATEHOUSE_CORE_INVALID_AUTH_RULE(JSON.stringify(rule), where, err.message)
+    let allows: ReturnType<typeof compileAuthRule> | undefined
+    if (rule !== undefined) {
+      try {
+        allows = compileAuthRule(rule)
+      } catch (err) {
+        if (!(err instanceof AuthRuleSyntaxError)) throw err
+        throw new GATEHOUSE_CORE_INVALID_AUTH_RULE(JSON.stringify(rule), where, err.message)
+      }
     }
+    const maxAge = fresh as number | undefined
     const enforceAuthRule: onRequestHookHandler = function enforceAuthRule (request, _reply, done) {
       const caller = request.scope?.auth ?? null
       // D-RULES-02: an anonymous caller never satisfies a rule, even a purely negative one.
-      if (caller === null || !allows(caller)) {
+      if (allows !== undefined && (caller === null || !allows(caller))) {
         done(new GATEHOUSE_CORE_FORBIDDEN())
+        return
+      }
+      if (maxAge !== undefined && !isFresh(caller, maxAge, Date.now())) {
+        done(new ReauthenticateError(maxAge))
         return
       }
       done()
     }
     enforcers.add(enforceAuthRule)
+    freshEnforcers.add(enforceAuthRule)
     route.onRequest = [enforceAuthRule, ...existing] as RouteOptions['onRequest']
-    route.config = { ...(route.config as object | undefined), [kRuleEnforced]: true } as RouteOptions['config']
-    markRuleCompiled(route)
+    const marks = { ...(rule === undefined ? {} : { [kRuleEnforced]: true }), ...(fresh === undefined ? {} : { [kFreshEnforced]: true }) }
+    route.config = { ...(route.config as object | undefined), ...marks } as RouteOptions['config']
+    markRuleCompiled(route, { rule: rule !== undefined, fresh: fresh !== undefined })
   })
 }

@@ -19,17 +19,35 @@ import { processWide } from './shared-identity.js'
 // Process-wide: the chain and trackRouteRules may come from two copies of
 // this package (shared-identity.ts).
 const compiled = processWide('core.compiledRouteRules.v1', () => new WeakSet<object>())
+// Those whose `fresh` it compiled: a set of its own, as a copy that predates
+// `fresh` marks the rule of a route in the set above and ignores its `fresh`.
+const compiledFresh = processWide('core.compiledRouteFresh.v1', () => new WeakSet<object>())
 // Fastify roots (keyed by their HTTP server) tracked from their first route.
 const tracked = processWide('core.trackedRoots.v1', () => new WeakSet<object>())
 
-/** Records that `route`'s rule is enforced (called by the compiling `onRoute` hook). */
-export function markRuleCompiled (route: object): void {
-  compiled.add(route)
+/** Records what of `route` is enforced (called by the compiling `onRoute` hook). */
+export function markRuleCompiled (route: object, parts: { rule: boolean, fresh: boolean }): void {
+  if (parts.rule) compiled.add(route)
+  if (parts.fresh) compiledFresh.add(route)
 }
 
 /** The rule a route declares, `config.authRule` or the `authRule` shorthand. */
 export function declaredRule (route: RouteOptions): unknown {
   return (route.config as { authRule?: unknown } | undefined)?.authRule ?? (route as { authRule?: unknown }).authRule
+}
+
+/** The freshness a route declares, `config.fresh` or the `fresh` shorthand. */
+export function declaredFresh (route: RouteOptions): unknown {
+  const fromConfig = (route.config as { fresh?: unknown } | undefined)?.fresh
+  return fromConfig !== undefined ? fromConfig : (route as { fresh?: unknown }).fresh
+}
+
+/** The options of the route that it declares and no chain compiled: `authRule`, `fresh`, both or none. */
+function unenforcedParts (route: RouteOptions): string[] {
+  const parts: string[] = []
+  if (declaredRule(route) !== undefined && !compiled.has(route)) parts.push('authRule')
+  if (declaredFresh(route) !== undefined && !compiledFresh.has(route)) parts.push('fresh')
+  return parts
 }
 
 function routeName (route: RouteOptions): string {
@@ -51,8 +69,8 @@ function existingRoutes (app: FastifyInstance): string {
 /**
  * Watches every route declared on `app` from now on: `ready()` then rejects
  * with `GATEHOUSE_CORE_UNENFORCED_AUTH_RULE`, naming the routes, when a
- * route carries an `authRule` (either spelling) that no Gatehouse chain
- * compiled — declared before the chain, or outside its instance tree.
+ * route carries an `authRule` or a `fresh` option (either spelling) that no
+ * Gatehouse chain compiled — declared before the chain, or outside its instance tree.
  * Call it on the root instance right after creating it, before any route
  * (`AppServer` does); with it, routes without a rule may come before the
  * chain. Throws `GATEHOUSE_CORE_ROUTES_BEFORE_CHAIN` when routes exist already.
@@ -65,12 +83,19 @@ export function trackRouteRules (instance: AnyFastifyInstance): void {
   tracked.add(app.server)
   let declared: RouteOptions[] = []
   app.addHook('onRoute', function trackRouteRule (route) {
-    if (declaredRule(route) !== undefined) declared.push(route)
+    if (declaredRule(route) !== undefined || declaredFresh(route) !== undefined) declared.push(route)
   })
   app.addHook('onReady', async function refuseUnenforcedRules () {
-    const unenforced = [...new Set(declared.filter((route) => !compiled.has(route)).map(routeName))]
+    const options = new Set<string>()
+    const unenforced = new Set<string>()
+    for (const route of declared) {
+      const parts = unenforcedParts(route)
+      if (parts.length === 0) continue
+      for (const part of parts) options.add(part)
+      unenforced.add(routeName(route))
+    }
     declared = []
-    if (unenforced.length > 0) throw new GATEHOUSE_CORE_UNENFORCED_AUTH_RULE(unenforced.join(', '))
+    if (unenforced.size > 0) throw new GATEHOUSE_CORE_UNENFORCED_AUTH_RULE(['authRule', 'fresh'].filter((o) => options.has(o)).join(' and '), [...unenforced].join(', '))
   })
 }
 

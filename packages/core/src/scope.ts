@@ -43,8 +43,9 @@ const scopePlugin: FastifyPluginCallback = function scope (app, _opts, done) {
     // before the chain; this catches what they cannot see): refuse, never
     // serve it open.
     // D-RULES-07: the second line behind the boot checks (D-RULES-04).
-    if (unenforcedRule(request.routeOptions.config)) {
-      request.log.error(`authRule of ${request.method} ${request.routeOptions.url ?? ''} is not enforced: it was set after the chain's onRoute hook ran; refusing`)
+    const unenforced = unenforcedRule(request.routeOptions.config)
+    if (unenforced !== undefined) {
+      request.log.error(`${unenforced} of ${request.method} ${request.routeOptions.url ?? ''} is not enforced: it was set after the chain's onRoute hook ran; refusing`)
       next(new GATEHOUSE_CORE_FORBIDDEN())
       return
     }

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
-import { errorForLog, formatChallenge, PAGE_HEADERS, pathWithoutQuery, Redirect, redactPath, redactText, safeNextPath } from '@fastify-gatehouse/core'
+import { errorForLog, formatChallenge, PAGE_HEADERS, pathWithoutQuery, reauthenticateChallenge, ReauthenticateError, Redirect, redactPath, redactText, safeNextPath } from '@fastify-gatehouse/core'
 import { acceptsHtml, acceptsJson } from './accept.js'
 import { describeError } from './describe-error.js'
 import { GATEHOUSE_ERRORS_NOT_FOUND } from './errors.js'
@@ -48,6 +48,8 @@ export const errors: FastifyPluginAsync<ErrorsOptions> = async function errors (
 
     const described = describeError(thrown)
     const { statusCode } = described
+    // The route's `fresh` asks for a more recent sign-in (RFC 9470).
+    const maxAge = thrown instanceof ReauthenticateError ? thrown.maxAge : undefined
     if (statusCode >= 500) {
       const err = errorForLog(thrown)
       request.log.error({ err }, err.message)
@@ -71,7 +73,8 @@ export const errors: FastifyPluginAsync<ErrorsOptions> = async function errors (
     // D-ERRORS-06: never to the login page itself; D-ERRORS-04: a 403 only when anonymous (no loop).
     if (opts.login && pathWithoutQuery(request.url) !== opts.loginPage &&
       (statusCode === 401 || (statusCode === 403 && caller === null))) {
-      login = loginUrl(opts.loginPage, request.url)
+      // reauth=1 tells the login page the caller is signed in, but too long ago; an anonymous caller just signs in.
+      login = loginUrl(opts.loginPage, request.url, maxAge !== undefined && caller !== null)
       if (navigation) {
         reply.code(302).header('location', login).header('cache-control', 'no-store').send()
         return
@@ -80,7 +83,8 @@ export const errors: FastifyPluginAsync<ErrorsOptions> = async function errors (
     }
 
     applyHeaders(reply, described.headers)
-    if (login !== undefined && !reply.hasHeader('www-authenticate')) reply.header('www-authenticate', defaultChallenge)
+    if (maxAge !== undefined) reply.header('www-authenticate', reauthenticateChallenge(opts.realm, maxAge))
+    else if (login !== undefined && !reply.hasHeader('www-authenticate')) reply.header('www-authenticate', defaultChallenge)
     const stack = opts.debug && statusCode >= 500 && thrown instanceof Error ? thrown.stack : undefined
 
     reply.code(statusCode)
@@ -96,6 +100,7 @@ export const errors: FastifyPluginAsync<ErrorsOptions> = async function errors (
     if (described.code !== undefined) body.code = described.code
     body.error = described.error
     body.message = described.message
+    if (maxAge !== undefined) body.max_age = maxAge
     if (login !== undefined) body.login_url = login
     if (stack !== undefined) body.stack = stack
     // D-ERRORS-02: serialised here, so a route's response schema cannot strip these fields.

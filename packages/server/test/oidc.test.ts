@@ -16,7 +16,10 @@ async function start (options: { identityClaim?: string, scopes?: string } = {})
     login: true,
     serverApp: { oidc: { local: { issuer: idp.issuer, clientId: 'gatehouse', clientSecret: 'gatehouse-client-secret', tags: 'staff', label: 'Local IdP', ...options } }, allowInsecureIssuers: true }
   })
-  server.register(async (app) => { app.get('/me', async (req) => ({ auth: req.scope.auth })) })
+  server.register(async (app) => {
+    app.get('/me', async (req) => ({ auth: req.scope.auth }))
+    app.get('/recent', { fresh: 3600 }, async (req) => ({ at: req.scope.auth?.authenticatedAt }))
+  })
   await server.serve('localhost', port)
   return { server, base, idp }
 }
@@ -51,6 +54,9 @@ test('happy path, headless: start → provider login → callback → signed in 
   t.equal(url, `${rp.base}/me?x=1`, 'landed on next')
   const me = await client.request(`${rp.base}/me`)
   t.same(((await me.json()) as { auth: unknown }).auth, { identity: 'alice', tags: ['staff'], backend: 'session' })
+  const recent = await client.request(`${rp.base}/recent`, { accept: 'application/json' })
+  t.equal(recent.status, 200, 'an OIDC sign-in is a sign-in: a fresh route lets the session through')
+  t.type(((await recent.json()) as { at: unknown }).at, 'number', 'the session avatar knows when')
   t.ok(client.visited.some((v) => v.startsWith(`${rp.base}/_server/auth/oidc:local/callback?code=`)), 'through the callback')
 })
 

@@ -68,7 +68,7 @@ test('the login page asked to confirm it is you (reauth=1): the identity filled 
   const res = await page('/_server/login_page?next=%2F_server%2Faccount&reauth=1', cookie)
   t.equal(res.statusCode, 200)
   t.match(res.body, '<title>Confirm it&#39;s you</title>')
-  t.match(res.body, '<h1>Confirm it&#39;s you</h1>\n<p>For your security, sign in again to continue.</p>')
+  t.match(res.body, '<h1>Confirm it&#39;s you</h1>\n<p id="reauth">Sign in again to continue.</p>')
   t.match(res.body, '<input type="hidden" name="next" value="/_server/account">', 'back to the account page afterwards')
   t.match(res.body, '<input id="identity" name="identity" autocomplete="username" required value="&lt;b&gt;bob&lt;/b&gt;">', 'escaped')
   t.match(res.body, '<input id="password" name="password" type="password" autocomplete="current-password" required autofocus>')

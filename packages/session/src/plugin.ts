@@ -33,12 +33,13 @@ export const sessionHooks: FastifyPluginAsync<SessionOptions> = async function s
   const cookie = { httpOnly: true, secure: opts.secure, sameSite: opts.samesite, path: '/' } as const
   const cleared = app.serializeCookie(opts.cookieName, '', { ...cookie, maxAge: 0, expires: new Date(0) })
   // One Avatar per stored record (the memory store hands back the same
-  // object) and tag set (a checkIdentity may change the tags).
+  // object) and tag set (a checkIdentity may change the tags). Signing in
+  // starts a new record, so its createdAt is when the caller signed in.
   const avatars = new WeakMap<SessionRecord, Avatar>()
 
   function avatarFor (record: SessionRecord, identity: string, tags: readonly string[]): Avatar {
     let avatar = avatars.get(record)
-    if (avatar === undefined || !sameTags(avatar.tags, tags)) avatars.set(record, avatar = new Avatar(identity, { tags, backend: 'session' }))
+    if (avatar === undefined || !sameTags(avatar.tags, tags)) avatars.set(record, avatar = new Avatar(identity, { tags, backend: 'session', authenticatedAt: record.createdAt }))
     return avatar
   }
 

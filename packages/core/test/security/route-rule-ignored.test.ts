@@ -58,7 +58,7 @@ test('a bare app with a route declared before the chain fails at ready(), printi
       const url = where === 'root' ? '/early' : '/child/early'
       await t.rejects(async () => { await app.ready() }, {
         code: 'GATEHOUSE_CORE_ROUTES_BEFORE_CHAIN',
-        message: new RegExp(`^Routes were declared before the Gatehouse chain, so an authRule on them \\(config.authRule or the authRule shorthand\\) could not be seen; .*Routes:\\n.*${url} \\(GET, HEAD\\)$`, 's')
+        message: new RegExp(`^Routes were declared before the Gatehouse chain, so an authRule or fresh option on them \\(in config or as the shorthand\\) could not be seen; .*Routes:\\n.*${url} \\(GET, HEAD\\)$`, 's')
       }, `${name}, ${where}`)
       t.notMatch(await app.ready().then(() => '', (err: Error) => err.message), /\/late/, 'routes after the chain are not listed')
       await app.close()

@@ -1,5 +1,6 @@
 // The types a user of @fastify-gatehouse/core sees: the declaration merges
-// into Fastify (`request.scope`, `config.authRule`, the `authRule` shorthand)
+// into Fastify (`request.scope`, `config.authRule`, the `authRule` shorthand,
+// `config.fresh` and the `fresh` shorthand)
 // and the public option types. Checked against the built declarations (dist)
 // (D-TOOLING-09).
 import Fastify, { type FastifyRequest } from 'fastify'
@@ -24,7 +25,11 @@ test('scope.auth is read-only data: an Avatar has identity, tags, backend', () =
   expect(avatar.identity).type.toBe<string>()
   expect(avatar.tags).type.toBe<readonly string[]>()
   expect(avatar.backend).type.toBe<string>()
+  expect(avatar.authenticatedAt).type.toBe<number | null>()
+  expect(new Avatar('alice', { backend: 'session', authenticatedAt: Date.now() })).type.toBe<Avatar>()
+  expect(new Avatar('alice', { backend: 'api_key', authenticatedAt: null })).type.toBe<Avatar>()
   expect(new Avatar('alice', { backend: 1 })).type.toRaiseError()
+  expect(new Avatar('alice', { backend: 'session', authenticatedAt: new Date() })).type.toRaiseError()
 })
 
 test('config.authRule and the authRule shorthand take a string', () => {
@@ -37,6 +42,18 @@ test('config.authRule and the authRule shorthand take a string', () => {
   })
   expect(app.get('/e', { config: { authRule: 1 } }, async () => null)).type.toRaiseError()
   expect(app.get('/f', { authRule: ['admin'] }, async () => null)).type.toRaiseError()
+})
+
+test('config.fresh and the fresh shorthand take a number of seconds', () => {
+  app.get('/g', { config: { fresh: 600 } }, async () => null)
+  app.get('/h', { fresh: 600, authRule: 'admin' }, async () => null)
+  app.route({ method: 'POST', url: '/i', config: { authRule: 'ops', fresh: 300 }, handler: async () => null })
+  app.get('/j', async (request) => {
+    expect(request.routeOptions.config.fresh).type.toBe<number | undefined>()
+    return null
+  })
+  expect(app.get('/k', { config: { fresh: '600' } }, async () => null)).type.toRaiseError()
+  expect(app.get('/l', { fresh: true }, async () => null)).type.toRaiseError()
 })
 
 test('middlewareChain takes an app, a recipe and the components it may name', () => {

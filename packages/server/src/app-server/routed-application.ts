@@ -8,6 +8,8 @@ export interface RouteDecoratorOptions {
   method?: HTTPMethods | HTTPMethods[]
   /** Who may call it (see route rules); none: open. */
   authRule?: string
+  /** How recent the caller's sign-in must be, in seconds (see the `fresh` route option); none: any. */
+  fresh?: number
   schema?: FastifySchema
 }
 
@@ -54,7 +56,10 @@ export class RoutedApplication {
         url: path,
         handler,
         ...(options.schema === undefined ? {} : { schema: options.schema }),
-        ...(options.authRule === undefined ? {} : { config: { authRule: options.authRule } })
+        config: {
+          ...(options.authRule === undefined ? {} : { authRule: options.authRule }),
+          ...(options.fresh === undefined ? {} : { fresh: options.fresh })
+        }
       })
     }
   }

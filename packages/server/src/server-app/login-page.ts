@@ -50,7 +50,8 @@ function render (prefix: string, methods: readonly LoginMethodDescription[], req
   if (parts.length === 0) parts.push('<p>No sign-in method is configured.</p>')
   let intro = ''
   if (reauth) {
-    intro = '\n<p>For your security, sign in again to continue.</p>'
+    // The sentence the fresh route option's tests know (a fixed one, like every message here).
+    intro = '\n<p id="reauth">Sign in again to continue.</p>'
   } else if (signedInAs !== null) {
     // D-PAGE-03: signed in already: go on as that identity, or sign in as another.
     intro = `\n<p>You are signed in as <strong>${escapeHtml(signedInAs)}</strong>.</p>

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify'
+import { isFresh } from '@fastify-gatehouse/core'
 import type { ResolvedPasswordPolicy } from '@fastify-gatehouse/auth'
 import { notSignedIn } from '../../errors.js'
 import { isSessionCaller } from '../account/caller.js'
@@ -37,7 +38,8 @@ export function registerAccountPage (app: FastifyInstance, context: AccountPageC
       tags: auth.tags,
       backend: auth.backend,
       session: session === undefined || signedInAt === null ? null : { via: session.via, signedInAt },
-      fresh: signedInAt !== null && now - signedInAt <= context.freshFor * 1000,
+      // The test core's `fresh` route option makes on the account endpoints, so page and endpoints agree.
+      fresh: isFresh(auth, context.freshFor, now),
       freshFor: context.freshFor,
       passwordChange: context.passwordChange && session?.via === 'password',
       policy: context.policy,
