@@ -167,3 +167,11 @@ export const GATEHOUSE_SERVER_BAD_APP = createError<[string]>(
 export const GATEHOUSE_SERVER_NO_STORE = createError<[string]>(
   'GATEHOUSE_SERVER_NO_STORE',
   'no store at %s (neither users.json nor keys.json is there); check --store or $GATEHOUSE_STORE (`users add` and `keys issue` create a store)', 500, Error)
+
+/**
+ * `gatehouse users sessions|signout` without a session store the servers
+ * share (Redis or PostgreSQL): the message names the command and where the
+ * store can be given.
+ */
+export const GATEHOUSE_SERVER_NO_SESSION_STORE = createError<[string]>(
+  'GATEHOUSE_SERVER_NO_SESSION_STORE', '%s', 500, Error)

@@ -48,11 +48,11 @@ test('users: add, list, passwd, disable, enable, delete with --database', postgr
   const before = (await db.query<{ password_hash: string }>('select password_hash from gatehouse.users'))[0]!.password_hash
   t.equal((await cli(['users', 'passwd', 'alice', ...flag], { stdin: 'new-password\n' })).code, 0)
   t.not((await db.query<{ password_hash: string }>('select password_hash from gatehouse.users'))[0]!.password_hash, before, 'a new hash')
-  t.equal((await cli(['users', 'disable', 'alice', ...flag])).stderr, 'Disabled alice.\n')
+  t.equal((await cli(['users', 'disable', 'alice', ...flag])).stderr, 'Disabled alice.\nEnded 0 sessions of alice.\n', 'and its sessions in the database end (none here)')
   t.same(await db.query('select enabled from gatehouse.users'), [{ enabled: false }])
   t.equal((await cli(['users', 'enable', 'alice', ...flag])).code, 0)
   t.equal((await cli(['users', 'passwd', 'bob', ...flag], { stdin: 'x-password\n' })).stderr, 'gatehouse: no user bob\n')
-  t.equal((await cli(['users', 'delete', 'alice', ...flag])).stderr, 'Deleted alice.\n')
+  t.equal((await cli(['users', 'delete', 'alice', ...flag])).stderr, 'Deleted alice.\nEnded 0 sessions of alice.\n')
   t.same(await db.query('select 1 from gatehouse.users'), [])
   const table = await cli(['users', 'list', ...flag])
   t.equal(table.stdout, 'IDENTITY  TAGS  STATUS  UPDATED\n', 'an empty table, not an error: the tables exist')

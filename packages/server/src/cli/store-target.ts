@@ -52,13 +52,7 @@ export type StoreTarget = FolderTarget | PostgresTarget
  * before anything connects.
  */
 export async function storeTarget (io: CliIo, flags: StoreFlags, adds: boolean, postgresOnly?: string): Promise<StoreTarget> {
-  const given = (['store', 'database', 'config'] as const).filter((flag) => flags[flag] !== undefined)
-  if (given.length > 1) throw new UsageError(`give one of --store, --database and --config, not ${given.map((flag) => `--${flag}`).join(' and ')}`)
-  if ((flags.schema !== undefined || flags['table-prefix'] !== undefined) && (flags.store !== undefined || flags.config !== undefined)) {
-    throw new UsageError(flags.config !== undefined
-      ? '--schema and --table-prefix go with --database; with --config they come from server_app.store'
-      : '--schema and --table-prefix go with --database, not --store')
-  }
+  checkStoreFlags(flags)
   if (flags.config !== undefined) {
     const { path, stores } = await readConfig(io, flags.config)
     const users = stores.users
@@ -88,6 +82,17 @@ export async function storeTarget (io: CliIo, flags: StoreFlags, adds: boolean, 
     if (flags.schema !== undefined || flags['table-prefix'] !== undefined) throw new UsageError('--schema and --table-prefix go with --database')
   }
   return { kind: 'folder', ...await commandStore(io, flags.store, adds) }
+}
+
+/** The store flags that cannot go together (a usage error naming them). */
+export function checkStoreFlags (flags: StoreFlags): void {
+  const given = (['store', 'database', 'config'] as const).filter((flag) => flags[flag] !== undefined)
+  if (given.length > 1) throw new UsageError(`give one of --store, --database and --config, not ${given.map((flag) => `--${flag}`).join(' and ')}`)
+  if ((flags.schema !== undefined || flags['table-prefix'] !== undefined) && (flags.store !== undefined || flags.config !== undefined)) {
+    throw new UsageError(flags.config !== undefined
+      ? '--schema and --table-prefix go with --database; with --config they come from server_app.store'
+      : '--schema and --table-prefix go with --database, not --store')
+  }
 }
 
 /** A user store a command opened, and how to let it go. */

@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util'
 import { checkPassword, hashPassword, type UserStore } from '@fastify-gatehouse/auth'
 import { onlyArgument, UsageError, type CliIo } from './io.js'
 import { readNewPassword } from './password-input.js'
+import { endSessionsAfterChange, listUserSessions, signOutUser } from './sessions.js'
 import { reportCreated } from './store-paths.js'
 import { openUserStore, STORE_FLAGS, STORE_FLAGS_USAGE, storeTarget, type StoreFlags } from './store-target.js'
 import { tagsFlag } from './tags-flag.js'
@@ -14,8 +15,12 @@ export const USERS_USAGE = `Usage:
   gatehouse users disable <identity>
   gatehouse users enable <identity>
   gatehouse users delete <identity>
+  gatehouse users sessions <identity> [--json]    (the identity's sessions in the servers' shared session store)
+  gatehouse users signout <identity>              (ends them all, on every server sharing the store)
   gatehouse users hash                            (prints a password_hash for a config file; password as for add; no store)
-${STORE_FLAGS_USAGE}`
+${STORE_FLAGS_USAGE}passwd, disable and delete also end the user's sessions when the flags name the servers'
+shared session store (--config's middleware.session.store, or PostgreSQL); sessions and signout need it.
+`
 
 /** `gatehouse users …`; resolves with the exit code. */
 export async function usersCommand (args: string[], io: CliIo): Promise<number> {
@@ -55,29 +60,46 @@ export async function usersCommand (args: string[], io: CliIo): Promise<number> 
       })
     case 'passwd': {
       const identity = onlyArgument(positionals, 'identity')
-      return await withStore(io, values, false, async (store) => {
+      const code = await withStore(io, values, false, async (store) => {
         if (await store.get(identity) === null) return missing(identity)
         if (!await store.setPassword(identity, await readNewPassword(io))) return missing(identity)
         io.stderr.write(`Password of ${identity} changed.\n`)
         return 0
       })
+      if (code === 0) await endSessionsAfterChange(io, values, identity)
+      return code
     }
     case 'disable':
     case 'enable': {
       const identity = onlyArgument(positionals, 'identity')
-      return await withStore(io, values, false, async (store) => {
+      const code = await withStore(io, values, false, async (store) => {
         if (!await store.setEnabled(identity, action === 'enable')) return missing(identity)
         io.stderr.write(`${action === 'enable' ? 'Enabled' : 'Disabled'} ${identity}.\n`)
         return 0
       })
+      if (code === 0 && action === 'disable') await endSessionsAfterChange(io, values, identity)
+      return code
     }
     case 'delete': {
       const identity = onlyArgument(positionals, 'identity')
-      return await withStore(io, values, false, async (store) => {
+      const code = await withStore(io, values, false, async (store) => {
         if (!await store.delete(identity)) return missing(identity)
         io.stderr.write(`Deleted ${identity}.\n`)
         return 0
       })
+      // API keys labelled with the identity are separate principals: they stay.
+      if (code === 0) await endSessionsAfterChange(io, values, identity)
+      return code
+    }
+    case 'sessions': {
+      const identity = onlyArgument(positionals, 'identity')
+      if (values.tags !== undefined) throw new UsageError('users sessions takes no --tags')
+      return await listUserSessions(io, values, identity, values.json)
+    }
+    case 'signout': {
+      const identity = onlyArgument(positionals, 'identity')
+      if (values.tags !== undefined || values.json) throw new UsageError('users signout takes no --tags or --json')
+      return await signOutUser(io, values, identity)
     }
     case 'hash': {
       if (positionals.length > 0) throw new UsageError('users hash takes no argument (the password comes from the prompt or stdin, never the command line)')

@@ -37,6 +37,7 @@ export interface AccountServerOptions {
   addressMaxAttempts?: number
   account?: AccountOptions | false
   idleTtl?: number
+  absoluteTtl?: number
   /** Routes of the test's own, inside the chain. */
   routes?: (app: FastifyInstance) => void
 }
@@ -63,7 +64,8 @@ export async function accountServer (options: AccountServerOptions = {}): Promis
     },
     session: {
       ...(options.sessionStore === undefined ? {} : { store: options.sessionStore }),
-      ...(options.idleTtl === undefined ? {} : { idleTtl: options.idleTtl })
+      ...(options.idleTtl === undefined ? {} : { idleTtl: options.idleTtl }),
+      ...(options.absoluteTtl === undefined ? {} : { absoluteTtl: options.absoluteTtl })
     },
     serverApp: {
       login: { maxAttempts: options.maxAttempts ?? 3, backoff: 30, ...(options.addressMaxAttempts === undefined ? {} : { addressMaxAttempts: options.addressMaxAttempts }) },
@@ -72,6 +74,11 @@ export async function accountServer (options: AccountServerOptions = {}): Promis
   } satisfies AppServerOptions)
   server.register(async (app: FastifyInstance) => {
     app.get('/whoami', async (request) => ({ auth: request.scope.auth }))
+    // A write to an anonymous session: a session that exists before any sign-in.
+    app.post('/test/anonymous-write', async (request) => {
+      request.scope.session!.set('cart', ['tea'])
+      return { ok: true }
+    })
     app.post('/test/oidc-login', async (request) => {
       request.scope.session!.login('carol', ['member'], { via: 'oidc:test' })
       return { ok: true }

@@ -3,7 +3,6 @@ import { notFound } from '../../errors.js'
 import { isBrowserForm } from '../form-body.js'
 import { sessionCaller } from './caller.js'
 import { backToAccount } from './form-answer.js'
-import { freshRoute, requireFreshUntilCoreDoes } from './fresh-check.js'
 import { endOtherSessions, findSession, listSessions } from './session-list.js'
 
 // Checked by the handler (isSessionHandle): a malformed handle is a 404 like an unknown one.
@@ -17,7 +16,7 @@ export const handleParam = { type: 'object', required: ['handle'], properties: {
  * signing out.
  */
 export function registerMySessions (app: FastifyInstance, freshFor: number, prefix: string): void {
-  const fresh = { config: freshRoute(freshFor) }
+  const fresh = { config: { fresh: freshFor } }
 
   app.get('/account/sessions', async (request) => {
     const { session, identity } = sessionCaller(request)
@@ -25,7 +24,6 @@ export function registerMySessions (app: FastifyInstance, freshFor: number, pref
   })
 
   async function revoke (request: FastifyRequest<{ Params: { handle: string } }>, reply: FastifyReply): Promise<unknown> {
-    requireFreshUntilCoreDoes(request, freshFor)
     const { session, identity } = sessionCaller(request)
     const browser = isBrowserForm(request.headers)
     const { handle } = request.params
@@ -47,7 +45,6 @@ export function registerMySessions (app: FastifyInstance, freshFor: number, pref
   app.post<{ Params: { handle: string } }>('/account/sessions/:handle/revoke', { ...fresh, schema: { params: handleParam } }, revoke)
 
   app.post('/account/sessions/revoke-others', fresh, async (request, reply) => {
-    requireFreshUntilCoreDoes(request, freshFor)
     const { session, identity } = sessionCaller(request)
     const ended = await endOtherSessions(app.sessionStore, identity, session.handle)
     if (isBrowserForm(request.headers)) return backToAccount(reply, prefix, { done: 'others-revoked' }, { ended })

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox'
-import { validateOptions } from '@fastify-gatehouse/core'
+import { MAX_FRESH_SECONDS, validateOptions } from '@fastify-gatehouse/core'
 
 /** Options of the account endpoints (`serverApp.account`; `false` turns them off). */
 export interface AccountOptions {
@@ -17,12 +17,9 @@ export interface ResolvedAccountOptions {
 
 export const accountDefaults: ResolvedAccountOptions = Object.freeze({ freshFor: 600 })
 
-/** The largest `freshFor`: one year, the bound of a route's `fresh`. */
-export const MAX_FRESH_FOR = 365 * 24 * 3600
-
 /** Schema of {@link AccountOptions} (the config file's `server_app.account` takes the same keys, snake_case). */
 export const accountOptionsSchema = Type.Object({
-  freshFor: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_FRESH_FOR }))
+  freshFor: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_FRESH_SECONDS }))
 }, { additionalProperties: false })
 
 /** Schema of the `account` setting: the options, or `false`. */

@@ -6,7 +6,6 @@ import { isBrowserForm } from '../form-body.js'
 import type { PasswordCheck } from '../password-check.js'
 import { sessionCaller } from './caller.js'
 import { backToAccount, type AccountDetail, type AccountError } from './form-answer.js'
-import { freshRoute, requireFreshUntilCoreDoes } from './fresh-check.js'
 
 interface PasswordBody { current_password?: unknown, new_password?: unknown, new_password_confirm?: unknown }
 // Values are checked by the handler, so a missing one gets its own answer
@@ -39,8 +38,7 @@ export interface PasswordChangeContext {
 export function registerPasswordChange (app: FastifyInstance, context: PasswordChangeContext): void {
   const { passwords, policy, freshFor, prefix } = context
   const { users } = passwords
-  app.post<{ Body: PasswordBody }>('/account/password', { config: freshRoute(freshFor), schema: { body: PASSWORD_BODY } }, async (request, reply) => {
-    requireFreshUntilCoreDoes(request, freshFor)
+  app.post<{ Body: PasswordBody }>('/account/password', { config: { fresh: freshFor }, schema: { body: PASSWORD_BODY } }, async (request, reply) => {
     const { session, identity } = sessionCaller(request)
     const browser = isBrowserForm(request.headers)
     const refuse = (error: AccountError, err: Error, detail?: AccountDetail) => {
