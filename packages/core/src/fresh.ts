@@ -1,6 +1,6 @@
 import type { Avatar } from './avatar.js'
 import { formatChallenge } from './challenge.js'
-import { REAUTHENTICATE } from './errors.js'
+import { GATEHOUSE_CORE_INVALID_HTTP_ERROR, REAUTHENTICATE } from './errors.js'
 import { HttpError } from './http-error.js'
 import { brandClass } from './shared-identity.js'
 
@@ -53,6 +53,8 @@ export class ReauthenticateError extends HttpError {
   readonly maxAge: number
 
   constructor (maxAge: number) {
+    const problem = freshProblem(maxAge)
+    if (problem !== undefined) throw new GATEHOUSE_CORE_INVALID_HTTP_ERROR(`a ReauthenticateError's maxAge ${problem}`)
     super(401, `This route needs a sign-in within the last ${maxAge} seconds; sign in again`, {
       code: REAUTHENTICATE,
       headers: { 'www-authenticate': reauthenticateChallenge('gatehouse', maxAge) }

@@ -1,6 +1,6 @@
 // The `fresh` route option (issue 16, item 5): how recent the caller's
 // sign-in must be. Compiled at boot like authRule, checked right after it.
-import { test } from 'tap'
+import { test, type Test } from 'tap'
 import Fastify from 'fastify'
 import { Avatar, isFresh, MAX_FRESH_SECONDS, middlewareChain, ReauthenticateError, trackRouteRules } from '@fastify-gatehouse/core'
 import { fakeDateNow } from '../../../test-helpers/clock.js'
@@ -11,7 +11,7 @@ const CHALLENGE_600 = 'Bearer realm="gatehouse", error="insufficient_user_authen
 const REAUTH_600 = { statusCode: 401, code: 'GATEHOUSE_CORE_REAUTHENTICATE', error: 'Unauthorized', message: 'This route needs a sign-in within the last 600 seconds; sign in again' }
 const FORBIDDEN = { statusCode: 403, code: 'GATEHOUSE_CORE_FORBIDDEN', error: 'Forbidden', message: 'Insufficient permissions for this route' }
 
-async function build (t: Parameters<Parameters<typeof test>[1]>[0]) {
+async function build (t: Test) {
   const app = Fastify()
   t.teardown(() => app.close())
   await middlewareChain(app, {}, { components: fakeAuthComponents() })
@@ -211,4 +211,7 @@ test('isFresh and ReauthenticateError', async (t) => {
   t.equal(err.code, 'GATEHOUSE_CORE_REAUTHENTICATE')
   t.equal(err.maxAge, 300)
   t.equal(err.headers['www-authenticate'], CHALLENGE_600.replace('"600"', '"300"'))
+  for (const bad of [0, 1.5, Number.NaN, MAX_FRESH_SECONDS + 1]) {
+    t.throws(() => new ReauthenticateError(bad), { code: 'GATEHOUSE_CORE_INVALID_HTTP_ERROR', message: /maxAge must be a whole number of seconds/ }, String(bad))
+  }
 })

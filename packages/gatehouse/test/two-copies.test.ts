@@ -125,6 +125,39 @@ test('a second copy of core: trackRouteRules of one and the chain of the other a
   t.equal((await server.inject('/admin')).statusCode, 403)
 })
 
+test('a second copy of core: fresh compiled by one, tracked and answered by the other', async (t) => {
+  const copies = installCopies(t.testdir({}), ['core'])
+  const coreCopy = await import(copies.core!) as Core
+  t.ok(new coreCopy.ReauthenticateError(60) instanceof core.ReauthenticateError, 'a ReauthenticateError of either copy is one')
+  t.notOk(new core.HttpError(401) instanceof core.ReauthenticateError)
+  const now = Date.now()
+  const caller = coreCopy.defineComponent({
+    name: 'fake-auth',
+    order: 400,
+    default: true,
+    plugin: async (app) => {
+      app.addHook('onRequest', async (req) => {
+        const at = req.headers['x-at']
+        if (typeof at === 'string') req.scope.auth = new coreCopy.Avatar('root', { backend: 'test', authenticatedAt: now - Number(at) * 1000 })
+      })
+    }
+  })
+  // trackRouteRules of this copy, the chain (which compiles fresh) of the other, the errors component of this one.
+  const app = Fastify()
+  t.teardown(() => app.close())
+  core.trackRouteRules(app)
+  await coreCopy.middlewareChain(app, { middleware: { errors: { login: true } } }, { components: [errorsPlugin, caller] })
+  app.get('/recent', { fresh: 60 }, async () => 'recent')
+  await app.ready()
+  t.equal((await app.inject({ url: '/recent', headers: { 'x-at': '1' } })).statusCode, 200)
+  const stale = await app.inject({ url: '/recent', headers: { 'x-at': '3600' } })
+  t.equal(stale.statusCode, 401)
+  t.equal(stale.headers['www-authenticate'], 'Bearer realm="gatehouse", error="insufficient_user_authentication", error_description="A more recent sign-in is required", max_age="60"')
+  t.same(stale.json(), { statusCode: 401, code: 'GATEHOUSE_CORE_REAUTHENTICATE', error: 'Unauthorized', message: 'This route needs a sign-in within the last 60 seconds; sign in again', max_age: 60, login_url: '/_server/login_page?next=%2Frecent&reauth=1' })
+  const nav = await app.inject({ url: '/recent', headers: { 'x-at': '3600', accept: 'text/html' } })
+  t.equal(nav.headers.location, '/_server/login_page?next=%2Frecent&reauth=1')
+})
+
 test('a second copy of the server package: its RoutedApplication and @route mix with this copy\'s', async (t) => {
   const copies = installCopies(t.testdir({}), ['server'])
   const serverCopy = await import(copies.server!) as typeof import('@fastify-gatehouse/server')
