@@ -182,3 +182,25 @@ test('the script is a file of the _server app', async (t) => {
   t.equal(js.headers['x-content-type-options'], 'nosniff')
   t.match(js.body, "querySelectorAll('time[datetime]')")
 })
+
+test('a form of the page sent after freshFor lapsed: confirm it is you, then back on the account page', async (t) => {
+  const clock = fakeDateNow(t)
+  const server = await accountServer({ login: true, account: { freshFor: 600 } })
+  t.teardown(() => server.close())
+  const cookie = await injectSignIn(server, 'alice', 'alice-pass')
+  t.match((await page(server, '/_server/account', { cookie })).body, 'action="/_server/account/password"', 'fresh when the page was shown')
+  clock.advance(601_000)
+  const form = (url: string, fields: Record<string, string>, headers: Record<string, string> = {}) => server.inject({
+    method: 'POST', url, headers: { accept: BROWSER, 'content-type': 'application/x-www-form-urlencoded', ...headers }, payload: new URLSearchParams(fields).toString()
+  })
+  for (const url of ['/_server/account/password', '/_server/account/sessions/revoke-others']) {
+    const fields = url.endsWith('password') ? { current_password: 'alice-pass', new_password: 'violet-kestrel-2931', new_password_confirm: 'violet-kestrel-2931' } : {}
+    const res = await form(url, fields, { cookie })
+    t.equal(res.statusCode, 303, `${url}: not a plain-text 401`)
+    t.equal(res.headers.location, '/_server/login_page?next=%2F_server%2Faccount&reauth=1')
+  }
+  const login = await form('/_server/login', { identity: 'alice', password: 'alice-pass', next: '/_server/account' })
+  t.equal(login.statusCode, 303)
+  t.equal(login.headers.location, '/_server/account', 'signed in again: back on the account page, its forms there again')
+  t.equal((await server.inject({ method: 'POST', url: '/_server/login', payload: { identity: 'alice', password: 'violet-kestrel-2931' } })).statusCode, 401, 'the refused form changed nothing')
+})
