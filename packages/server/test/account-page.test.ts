@@ -194,7 +194,7 @@ test('a form of the page sent after freshFor lapsed: confirm it is you, then bac
     method: 'POST', url, headers: { accept: BROWSER, 'content-type': 'application/x-www-form-urlencoded', ...headers }, payload: new URLSearchParams(fields).toString()
   })
   for (const url of ['/_server/account/password', '/_server/account/sessions/revoke-others']) {
-    const fields = url.endsWith('password') ? { current_password: 'alice-pass', new_password: 'violet-kestrel-2931', new_password_confirm: 'violet-kestrel-2931' } : {}
+    const fields: Record<string, string> = url.endsWith('password') ? { current_password: 'alice-pass', new_password: 'violet-kestrel-2931', new_password_confirm: 'violet-kestrel-2931' } : {}
     const res = await form(url, fields, { cookie })
     t.equal(res.statusCode, 303, `${url}: not a plain-text 401`)
     t.equal(res.headers.location, '/_server/login_page?next=%2F_server%2Faccount&reauth=1')
