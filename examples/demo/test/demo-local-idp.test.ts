@@ -9,7 +9,7 @@ import { collect, stopChild, waitForText } from '../../../test-helpers/child.js'
 test('--with-local-idp: "Sign in with local" on the login page, through the provider\'s forms, signed in at next', async (t) => {
   const entry = fileURLToPath(new URL('../src/server.ts', import.meta.url))
   const child = spawn(process.execPath, ['--import', 'tsx', '--conditions=gatehouse-src', entry, '--with-local-idp'], {
-    env: { ...process.env, PORT: '0', HOST: undefined, GATEHOUSE_DEMO_DATA: t.testdir({}), GATEHOUSE_ADMIN_PASSWORD: 'demo-admin-pass' },
+    env: { ...process.env, PORT: '0', HOST: undefined, GATEHOUSE_DEMO_DATA: t.testdir({}), GATEHOUSE_ADMIN_PASSWORD: 'demo-keeper-pass' },
     stdio: ['ignore', 'pipe', 'pipe']
   })
   t.teardown(() => { if (child.exitCode === null) child.kill('SIGKILL') })

@@ -32,7 +32,7 @@ const ENTRY = fileURLToPath(new URL('../src/server.ts', import.meta.url))
 /** Starts the demo's entry point with `args` (data in `dataDir`, the admin password set) and waits for its URL and API key. */
 async function runEntry (t: Test, args: string[], dataDir: string): Promise<{ child: ChildProcess, output: ReturnType<typeof collect>, ready: { url: string, key: string } }> {
   const child = spawn(process.execPath, ['--import', 'tsx', '--conditions=gatehouse-src', ENTRY, ...args], {
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', GATEHOUSE_DEMO_DATA: dataDir, GATEHOUSE_ADMIN_PASSWORD: 'demo-admin-pass' },
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', GATEHOUSE_DEMO_DATA: dataDir, GATEHOUSE_ADMIN_PASSWORD: 'demo-keeper-pass' },
     stdio: ['ignore', 'pipe', 'pipe']
   })
   t.teardown(() => { if (child.exitCode === null) child.kill('SIGKILL') })
@@ -46,7 +46,7 @@ async function runEntry (t: Test, args: string[], dataDir: string): Promise<{ ch
 }
 
 test('demo routes via inject', async (t) => {
-  const demo = await startDemo({ dataDir: t.testdir({}), adminPassword: 'demo-admin-pass' })
+  const demo = await startDemo({ dataDir: t.testdir({}), adminPassword: 'demo-keeper-pass' })
   t.teardown(() => demo.close())
   const { server } = demo
   t.equal((await server.inject('/')).json().service, 'gatehouse demo')
@@ -78,7 +78,7 @@ test('a second start keeps the data and prints nothing secret again', async (t) 
 
 test('the demo entry point: log in, call the admin route, use the printed API key, stop on SIGTERM', async (t) => {
   const { child, output, ready } = await runEntry(t, [], t.testdir({}))
-  const login = await fetch(`${ready.url}/_server/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ identity: 'admin', password: 'demo-admin-pass' }) })
+  const login = await fetch(`${ready.url}/_server/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ identity: 'admin', password: 'demo-keeper-pass' }) })
   t.equal(login.status, 200)
   const cookie = login.headers.get('set-cookie')!.split(';')[0]!
   t.same(await (await fetch(`${ready.url}/admin`, { headers: { cookie } })).json(), { hello: 'admin', via: 'session' })
@@ -87,7 +87,7 @@ test('the demo entry point: log in, call the admin route, use the printed API ke
   // The access line is written once the response is sent: polled.
   t.ok(await eventually(() => /"msg":"-> GET \/admin 200/.test(output.all())), 'access lines')
   t.equal(await stopChild(child, 'SIGTERM'), 0)
-  t.notMatch(output.all(), /demo-admin-pass/, 'the admin password is never logged')
+  t.notMatch(output.all(), /demo-keeper-pass/, 'the admin password is never logged')
 })
 
 test('on PostgreSQL: the schema migrated on start, the data kept across starts', postgres, async (t) => {
@@ -126,7 +126,7 @@ test('the entry point with --database postgres://127.0.0.1/test: log in, the adm
   const dataDir = t.testdir({})
   const { child, output, ready } = await runEntry(t, ['--database', DEMO_URL, '--schema', schema], dataDir)
   t.match(output.all(), `(data in PostgreSQL at 127.0.0.1:5432/test, schema ${schema};`)
-  const login = await fetch(`${ready.url}/_server/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ identity: 'admin', password: 'demo-admin-pass' }) })
+  const login = await fetch(`${ready.url}/_server/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ identity: 'admin', password: 'demo-keeper-pass' }) })
   t.equal(login.status, 200)
   const cookie = login.headers.get('set-cookie')!.split(';')[0]!
   t.same(await (await fetch(`${ready.url}/admin`, { headers: { cookie } })).json(), { hello: 'admin', via: 'session' })

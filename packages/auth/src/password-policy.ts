@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs'
+import { Type } from '@sinclair/typebox'
 import { GATEHOUSE_AUTH_INVALID_CONFIG } from './errors.js'
 
 // What a new password must be (OWASP ASVS 5.0 §6.2): long enough, not one
@@ -46,6 +47,16 @@ const MAX_LENGTH_FLOOR = 64
 const MAX_LENGTH_TOP = 512
 
 const KNOWN = new Set(['minLength', 'maxLength'])
+
+/**
+ * Schema of {@link PasswordPolicy} with the same bounds, for a config file
+ * (`server_app.password_policy`), whose loader names a bad key as written
+ * (`min_length`). {@link resolvePasswordPolicy} checks the same.
+ */
+export const passwordPolicySchema = Type.Object({
+  minLength: Type.Optional(Type.Integer({ minimum: MIN_LENGTH_FLOOR, maximum: MIN_LENGTH_TOP })),
+  maxLength: Type.Optional(Type.Integer({ minimum: MAX_LENGTH_FLOOR, maximum: MAX_LENGTH_TOP }))
+}, { additionalProperties: false })
 
 function lengthOption (value: unknown, name: string, floor: number, top: number, where: string): number {
   if (!Number.isInteger(value) || (value as number) < floor || (value as number) > top) {

@@ -25,9 +25,12 @@ export type { CorsOptions } from '@fastify-gatehouse/cors'
 export { csrfPlugin } from '@fastify-gatehouse/csrf'
 export type { CsrfOptions } from '@fastify-gatehouse/csrf'
 export {
-  authPlugin, AuthCore, FileApiKeyStore, MemoryApiKeyStore, FileUserStore, MemoryUserStore, hashPassword, verifyPassword
+  authPlugin, AuthCore, FileApiKeyStore, MemoryApiKeyStore, FileUserStore, MemoryUserStore, hashPassword, verifyPassword,
+  passwordProblem, resolvePasswordPolicy, passwordPolicyDefaults, isCommonPassword
 } from '@fastify-gatehouse/auth'
-export type { ApiKeyStore, ApiKeyRecord, UserStore, UserRecord, AuthOptions, JwtVerifierOptions } from '@fastify-gatehouse/auth'
+export type {
+  ApiKeyStore, ApiKeyRecord, UserStore, UserRecord, AuthOptions, JwtVerifierOptions, PasswordPolicy, ResolvedPasswordPolicy, PasswordProblem, PasswordRule
+} from '@fastify-gatehouse/auth'
 export { sessionPlugin, Session, MemorySessionStore } from '@fastify-gatehouse/session'
 export type { SessionOptions, SessionStore, SessionRecord } from '@fastify-gatehouse/session'
 export { cachePlugin } from '@fastify-gatehouse/cache'

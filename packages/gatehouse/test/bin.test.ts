@@ -41,7 +41,7 @@ test('the umbrella bin runs the CLI (after pnpm build)', async (t) => {
   t.equal(missing.code, 1)
   t.match(missing.stderr, /^gatehouse: no store at /)
 
-  const added = await run(['users', 'add', 'alice', '--store', join(dir, 'store')], { stdin: 'alice-password\n' })
+  const added = await run(['users', 'add', 'alice', '--store', join(dir, 'store')], { stdin: 'wonderland-pw\n' })
   t.equal(added.code, 0, added.stderr)
   const listed = await run(['users', 'list', '--store', join(dir, 'store')])
   t.equal(listed.code, 0)

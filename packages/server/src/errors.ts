@@ -1,5 +1,6 @@
 import createError from '@fastify/error'
 import { HttpError } from '@fastify-gatehouse/core'
+import type { PasswordProblem } from '@fastify-gatehouse/auth'
 
 // Every code of this package; listed in docs/error-codes.md.
 //
@@ -30,7 +31,7 @@ export const DUPLICATE_FIELD = 'GATEHOUSE_SERVER_DUPLICATE_FIELD'
 export const INVALID_TAG = 'GATEHOUSE_SERVER_INVALID_TAG'
 /** The admin API's user or key, or the sign-in method of an OIDC route, does not exist (404). */
 export const NOT_FOUND = 'GATEHOUSE_SERVER_NOT_FOUND'
-/** A new password the password policy refuses (400); the message names the rule. */
+/** A new password (admin API, account page) breaks a rule of the password policy; the message names the rule (400). */
 export const WEAK_PASSWORD = 'GATEHOUSE_SERVER_WEAK_PASSWORD'
 /** An account endpoint called anonymously (401; browsers go to the login page when the login surface is on). */
 export const NOT_SIGNED_IN = 'GATEHOUSE_SERVER_NOT_SIGNED_IN'
@@ -88,8 +89,11 @@ export function notFound (what: string): HttpError {
   return new HttpError(404, what, { code: NOT_FOUND })
 }
 
-/** `problem` is `passwordProblem`'s answer: a sentence for the person choosing the password (never the password) and the rule. */
-export function weakPassword (problem: { readonly rule: string, readonly message: string }): HttpError {
+/**
+ * A new password the policy refuses: its sentence and the rule's name
+ * (`… (rule: common)`), which a client may branch on. Never the password.
+ */
+export function weakPassword (problem: PasswordProblem): HttpError {
   return new HttpError(400, `${problem.message} (rule: ${problem.rule})`, { code: WEAK_PASSWORD })
 }
 

@@ -21,7 +21,7 @@ const json = (method: string, body: unknown, cookie?: string): RequestInit => ({
 test('the database stops and comes back under a serving AppServer', cluster, async (t) => {
   const db = await testCluster(t)
   // Short timeouts: a stopped cluster refuses at once anyway; they bound a half-open connection.
-  const server = new AppServer({ logger: false, database: { url: db.url(), migrate: true, connectTimeout: 2000, statementTimeout: 2000 }, adminPassword: 'admin-password-1' })
+  const server = new AppServer({ logger: false, database: { url: db.url(), migrate: true, connectTimeout: 2000, statementTimeout: 2000 }, adminPassword: 'gatekeeper-pass-1' })
   server.register(async (app) => { app.get('/whoami', { config: { authRule: 'member' } }, async (request) => request.scope.auth) })
   t.teardown(() => server.close())
   const base = await server.serve('127.0.0.1', 0)
@@ -29,7 +29,7 @@ test('the database stops and comes back under a serving AppServer', cluster, asy
   const cookieOf = (res: Response): string => res.headers.getSetCookie().find((l) => l.startsWith('session_id='))!.split(';')[0]!
   const withKey = async (key: string): Promise<Response> => await fetch(`${base}/whoami`, { headers: { authorization: `Bearer ${key}` }, signal: hangSignal() })
 
-  const admin = cookieOf(await login('admin', 'admin-password-1'))
+  const admin = cookieOf(await login('admin', 'gatekeeper-pass-1'))
   const issued = await fetch(`${base}/_server/tokens`, json('POST', { label: 'ci', tags: ['member'] }, admin))
   t.equal(issued.status, 201)
   const { key } = await issued.json() as { key: string }
@@ -49,7 +49,7 @@ test('the database stops and comes back under a serving AppServer', cluster, asy
     t.ok(codes.includes(body.code ?? ''), `${what}: ${body.code} is one of ${codes.join(', ')}`)
   }
   await unavailable(await withKey(neverSeen), 'a key this instance never saw', ['GATEHOUSE_POSTGRES_UNAVAILABLE'])
-  await unavailable(await login('admin', 'admin-password-1'), 'a login', ['GATEHOUSE_POSTGRES_UNAVAILABLE'])
+  await unavailable(await login('admin', 'gatekeeper-pass-1'), 'a login', ['GATEHOUSE_POSTGRES_UNAVAILABLE'])
   // The admin's session lives in the database too: the session component answers first.
   await unavailable(await fetch(`${base}/_server/tokens`, json('POST', { label: 'later', tags: ['member'] }, admin)), 'an admin write',
     ['GATEHOUSE_SESSION_STORE_UNAVAILABLE', 'GATEHOUSE_POSTGRES_UNAVAILABLE'])
@@ -58,9 +58,9 @@ test('the database stops and comes back under a serving AppServer', cluster, asy
   t.same(burst.map((r) => r.status), burst.map(() => 503), 'a burst of uncached requests: all 503')
 
   await db.start()
-  const waited = await waitUntil(async () => (await login('admin', 'admin-password-1')).status === 200, { what: 'logins to work again after the restart' })
+  const waited = await waitUntil(async () => (await login('admin', 'gatekeeper-pass-1')).status === 200, { what: 'logins to work again after the restart' })
   t.pass(`the database back: logins work again by themselves (${waited} ms)`)
-  const again = cookieOf(await login('admin', 'admin-password-1'))
+  const again = cookieOf(await login('admin', 'gatekeeper-pass-1'))
   const later = await fetch(`${base}/_server/tokens`, json('POST', { label: 'later', tags: ['member'] }, again))
   t.equal(later.status, 201, 'admin writes work again')
   t.equal((await withKey((await later.json() as { key: string }).key)).status, 200, 'and the new key verifies')

@@ -93,7 +93,7 @@ test('bad database options are boot errors naming the option, never the password
     [{ url: 'postgres://127.0.0.1/app', migrate: 'yes' }, {}, /^database\.migrate: expected true or false/],
     [{ url: 'postgres://127.0.0.1/app', cacheSize: 3 }, {}, /^database\.cacheSize: unknown option \(known: url, pool, schema/],
     [{ schema: 'auth' }, {}, /^database: give exactly one of url and pool/],
-    [{ url: 'postgres://127.0.0.1/app' }, { users: { alice: { password: 'alice-password' } } }, /^users: seeded users would live in memory beside database; .*gatehouse users add --database/],
+    [{ url: 'postgres://127.0.0.1/app' }, { users: { alice: { password: 'wonderland-pw' } } }, /^users: seeded users would live in memory beside database; .*gatehouse users add --database/],
     [{ url: 'postgres://127.0.0.1/app' }, { tokens: { ci: { key: `gak_${'a'.repeat(16)}_${'b'.repeat(43)}` } } }, /^tokens: seeded tokens would live in memory beside database; .*gatehouse keys issue --database/]
   ]
   for (const [database, more, message] of cases) {
@@ -117,11 +117,11 @@ test('an unreachable database: GATEHOUSE_POSTGRES_CONNECT naming host:port/datab
 
 test('the whole flow through real sockets: the admin adds a user and a key, the user signs in and out, the key calls, lockout counts', postgres, async (t) => {
   const db = await database(t)
-  const { server, base } = await start(t, { database: { url: db.url, migrate: true }, adminPassword: 'admin-password-1', serverApp: { login: { maxAttempts: 3, backoff: 30 } } })
+  const { server, base } = await start(t, { database: { url: db.url, migrate: true }, adminPassword: 'gatekeeper-pass-1', serverApp: { login: { maxAttempts: 3, backoff: 30 } } })
 
-  const admin = await login(base, 'admin', 'admin-password-1')
+  const admin = await login(base, 'admin', 'gatekeeper-pass-1')
   t.equal(admin.status, 200, 'the admin was created in PostgreSQL at boot')
-  const added = await fetch(`${base}/_server/users`, json('POST', { identity: 'alice', password: 'alice-password', tags: ['member'] }, admin.cookie))
+  const added = await fetch(`${base}/_server/users`, json('POST', { identity: 'alice', password: 'wonderland-pw', tags: ['member'] }, admin.cookie))
   t.equal(added.status, 201)
   const issued = await fetch(`${base}/_server/tokens`, json('POST', { label: 'ci', tags: ['member'] }, admin.cookie))
   t.equal(issued.status, 201)
@@ -133,7 +133,7 @@ test('the whole flow through real sockets: the admin adds a user and a key, the 
   t.equal((await db.query('select 1 from gatehouse.api_keys where label = $1', ['ci'])).length, 1)
   t.notOk(JSON.stringify(await db.query('select * from gatehouse.api_keys')).includes(key.slice(21)), 'the key\'s secret is not stored')
 
-  const alice = await login(base, 'alice', 'alice-password')
+  const alice = await login(base, 'alice', 'wonderland-pw')
   t.equal(alice.status, 200)
   const sessionsBefore = (await db.query('select 1 from gatehouse.sessions')).length
   t.equal(sessionsBefore, 2, 'the admin\'s and alice\'s sessions are rows')
@@ -149,7 +149,7 @@ test('the whole flow through real sockets: the admin adds a user and a key, the 
   t.equal((await db.query('select 1 from gatehouse.sessions')).length, sessionsBefore - 1, 'the session row is gone')
 
   for (let i = 0; i < 3; i++) t.equal((await login(base, 'alice', 'wrong')).status, 401)
-  const locked = await login(base, 'alice', 'alice-password')
+  const locked = await login(base, 'alice', 'wonderland-pw')
   t.equal(locked.status, 429, 'the lockout counters live in PostgreSQL')
   t.ok((await db.query('select 1 from gatehouse.lockout')).length > 0)
 
@@ -162,8 +162,8 @@ test('database: { pool }: the stores share a pool of yours, which close() leaves
   const pool = new pg.Pool({ connectionString: db.url, max: 8, application_name: 'mine' })
   pool.on('error', () => {})
   t.teardown(() => pool.end())
-  const { server, base } = await start(t, { database: { pool, migrate: true }, adminPassword: 'admin-password-1' })
-  t.equal((await login(base, 'admin', 'admin-password-1')).status, 200)
+  const { server, base } = await start(t, { database: { pool, migrate: true }, adminPassword: 'gatekeeper-pass-1' })
+  t.equal((await login(base, 'admin', 'gatekeeper-pass-1')).status, 200)
   t.equal((await db.query('select 1 from gatehouse.sessions')).length, 1)
   await server.close()
   t.equal((await pool.query('select 1 as one')).rows[0].one, 1, 'the pool still answers')
@@ -192,20 +192,20 @@ test('stores given explicitly keep their role; database fills the rest', postgre
 
 test('two instances on one database: booted together (migrating once, one admin), sessions and user changes shared', postgres, async (t) => {
   const db = await database(t)
-  const options = { database: { url: db.url, migrate: true }, adminPassword: 'admin-password-1' }
+  const options = { database: { url: db.url, migrate: true }, adminPassword: 'gatekeeper-pass-1' }
   const [one, two] = await Promise.all([start(t, options), start(t, options)])
   t.same((await db.query<{ identity: string }>('select identity from gatehouse.users')).map((r) => r.identity), ['admin'], 'one admin')
 
-  const admin = await login(one.base, 'admin', 'admin-password-1')
+  const admin = await login(one.base, 'admin', 'gatekeeper-pass-1')
   // A dozen users added at once through both instances' admin APIs, then
   // each signs in on the other (one sign-in per identity: the lockout
   // claims an attempt before checking it, so parallel tries of one identity
   // are limited on purpose).
   const names = Array.from({ length: 12 }, (_, i) => `user${i}`)
   const added = await Promise.all(names.map((identity, i) =>
-    fetch(`${(i % 2 === 0 ? one : two).base}/_server/users`, json('POST', { identity, password: `${identity}-password`, tags: ['member'] }, admin.cookie))))
+    fetch(`${(i % 2 === 0 ? one : two).base}/_server/users`, json('POST', { identity, password: `secret-number-${i}`, tags: ['member'] }, admin.cookie))))
   t.same(added.map((r) => r.status), names.map(() => 201))
-  const logins = await Promise.all(names.map((identity, i) => login((i % 2 === 0 ? two : one).base, identity, `${identity}-password`)))
+  const logins = await Promise.all(names.map((identity, i) => login((i % 2 === 0 ? two : one).base, identity, `secret-number-${i}`)))
   t.same(logins.map((l) => l.status), names.map(() => 200), 'each user signs in on the instance that did not add it')
   t.equal((await db.query('select 1 from gatehouse.sessions where record->>\'identity\' like $1', ['user%'])).length, names.length, 'one row per session')
   const cookie = logins[0]!.cookie!
@@ -216,7 +216,7 @@ test('two instances on one database: booted together (migrating once, one admin)
   t.equal(disabled.status, 200, 'the admin\'s session, made on one, works on two')
   const ended = await waitUntil(async () => await onOne() !== 200, { what: 'the disabled user\'s session to end on the other instance' })
   t.equal(await onOne(), 403, `disabled on two, the session opens nothing on one (${ended} ms)`)
-  t.equal((await login(one.base, 'user0', 'user0-password')).status, 401, 'and the user cannot sign in there')
+  t.equal((await login(one.base, 'user0', 'secret-number-0')).status, 401, 'and the user cannot sign in there')
 })
 
 test('a process that serves on PostgreSQL and calls close() exits by itself (no handle left open)', postgres, async (t) => {

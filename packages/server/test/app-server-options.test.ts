@@ -23,7 +23,7 @@ async function bootError (options: unknown): Promise<unknown> {
 
 test('an unknown option is refused, naming it (it was ignored)', async (t) => {
   const err = await bootError({ loger: true })
-  t.match(err, { code: INVALID, statusCode: 500, message: /^loger: unknown option \(known: primary, apps, login, .*adminPassword, database\)$/ })
+  t.match(err, { code: INVALID, statusCode: 500, message: /^loger: unknown option \(known: primary, apps, login, .*adminPassword, passwordPolicy, database\)$/ })
   t.ok(err instanceof TypeError, 'a TypeError subclass')
   t.match(await bootError({ serverApp: { login: { maxAtempts: 3 } } }), { code: SCHEMA, message: 'serverApp.login.maxAtempts: unknown option' })
   t.match(await bootError({ serverApp: { oidc: {}, allowInsecureIssuer: true } }), { code: SCHEMA, message: 'serverApp.allowInsecureIssuer: unknown option' })

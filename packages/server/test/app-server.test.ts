@@ -39,7 +39,7 @@ function build (slow = new Slow()) {
     auth: { basic: { root: { password: 'root-pass', tags: 'admin' } }, bearer: { ci: { token: 'ci-token', tags: 'ops' } }, jwt: [{ name: 'main', secret: SECRET, algorithm: 'HS256', tagsClaim: 'tags' }] },
     users: { alice: { password: 'alice-pass', tags: 'ops' } },
     tokens: { deployer: { key: 'gak_00000000000000aa_' + 'd'.repeat(43), tags: 'ops' } },
-    adminPassword: 'admin-password',
+    adminPassword: 'gatekeeper-pass',
     login: true,
     serverApp: { login: { maxAttempts: 5, backoff: 30 } }
   })
@@ -103,7 +103,7 @@ test('a failed sign-in never sends the caller back to a /_server route (issue 14
 test('SUPERADMIN: the bootstrapped admin manages users and tokens; nobody else can', async (t) => {
   const server = build()
   t.teardown(() => server.close())
-  const login = await server.inject({ method: 'POST', url: '/_server/login', payload: { identity: 'admin', password: 'admin-password' } })
+  const login = await server.inject({ method: 'POST', url: '/_server/login', payload: { identity: 'admin', password: 'gatekeeper-pass' } })
   t.same(login.json().tags, ['SUPERADMIN'])
   const cookie = String(login.headers['set-cookie']).split(';')[0]!
   const as = (method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, payload?: object, who = cookie) =>
@@ -112,13 +112,15 @@ test('SUPERADMIN: the bootstrapped admin manages users and tokens; nobody else c
   const users = await as('GET', '/_server/users')
   t.same(users.json().users.map((u: { identity: string }) => u.identity).sort(), ['admin', 'alice'])
   t.notMatch(users.body, /scrypt|passwordHash|alice-pass/)
-  const created = await as('POST', '/_server/users', { identity: 'bob', password: 'bob-pass', tags: 'ops' })
+  const created = await as('POST', '/_server/users', { identity: 'bob', password: 'night-shift-pw', tags: 'ops' })
   t.equal(created.statusCode, 201)
   t.match(created.json(), { user: { identity: 'bob', tags: ['ops'], enabled: true } })
-  t.equal((await as('POST', '/_server/users', { identity: 'bob', password: 'x' })).statusCode, 400, 'an existing identity')
+  const again = await as('POST', '/_server/users', { identity: 'bob', password: 'another-night-pw' })
+  t.equal(again.statusCode, 400, 'an existing identity')
+  t.equal(again.json().code, 'GATEHOUSE_AUTH_STORE_INPUT')
   t.equal((await as('POST', '/_server/users', { identity: 'eve' })).statusCode, 400, 'no password')
   t.match((await as('PATCH', '/_server/users/bob', { enabled: false, tags: ['ops', 'night'] })).json(), { user: { enabled: false, tags: ['ops', 'night'] } })
-  t.equal((await server.inject({ method: 'POST', url: '/_server/login', payload: { identity: 'bob', password: 'bob-pass' } })).statusCode, 401, 'disabled')
+  t.equal((await server.inject({ method: 'POST', url: '/_server/login', payload: { identity: 'bob', password: 'night-shift-pw' } })).statusCode, 401, 'disabled')
   t.equal((await as('PATCH', '/_server/users/nobody', { enabled: true })).statusCode, 404)
   t.equal((await as('DELETE', '/_server/users/bob')).statusCode, 200)
 
@@ -177,7 +179,7 @@ test('close() lets requests in flight finish', async (t) => {
 test('boot errors surface from ready(), coded and naming the option', async (t) => {
   const OPTIONS = 'GATEHOUSE_SERVER_INVALID_OPTIONS'
   const cases: Array<[ConstructorParameters<typeof AppServer>[0], string | undefined, RegExp]> = [
-    [{ adminPassword: 'short' }, OPTIONS, /^adminPassword: must be a string of at least 8 characters$/],
+    [{ adminPassword: 'short' }, OPTIONS, /^adminPassword: The password must be at least 8 characters long\. \(rule: min-length\)$/],
     [{ apps: { '/': new Shop() } }, OPTIONS, /^apps: a mount prefix must start with "\/" and not be "\/"/],
     [{ auth: { jwt: { main: { secret: SECRET, algorithm: 'HS256' } } as never } }, undefined, /jwt: expected array/],
     [{ auth: { jwt: [{ secret: SECRET, algorithm: 'HS256' }] as never } }, undefined, /jwt\["0"\]\.name: is required/],
@@ -197,7 +199,7 @@ test('boot errors surface from ready(), coded and naming the option', async (t) 
 
 test('a short adminPassword is a coded boot error that never shows the value', async (t) => {
   const server = new AppServer({ adminPassword: 'short', logger: false })
-  await t.rejects(server.ready(), { code: 'GATEHOUSE_SERVER_INVALID_OPTIONS', message: 'adminPassword: must be a string of at least 8 characters' })
+  await t.rejects(server.ready(), { code: 'GATEHOUSE_SERVER_INVALID_OPTIONS', message: 'adminPassword: The password must be at least 8 characters long. (rule: min-length)' })
   await server.close()
 })
 

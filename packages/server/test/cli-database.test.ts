@@ -37,7 +37,7 @@ const cli = async (args: string[], options: RunOptions = {}) => await gatehouse(
 test('users: add, list, passwd, disable, enable, delete with --database', postgres, async (t) => {
   const db = await database(t)
   const flag = ['--database', db.url]
-  const added = await cli(['users', 'add', 'alice', '--tags', 'ops,dev', ...flag], { stdin: 'alice-password\n' })
+  const added = await cli(['users', 'add', 'alice', '--tags', 'ops,dev', ...flag], { stdin: 'wonderland-pw\n' })
   t.equal(added.code, 0, added.stderr)
   t.equal(added.stderr, 'Added alice with tags ops,dev.\n', 'no "created a new store" line: nothing is created in PostgreSQL')
   t.equal((await cli(['users', 'add', 'alice', ...flag], { stdin: 'another-one\n' })).code, 1, 'an existing identity')
@@ -89,7 +89,7 @@ test('--config reads server_app.store: a PostgreSQL store, or a folder', postgre
     'folder.yaml': 'server_app:\n  store: ./data\n',
     'none.yaml': 'server:\n  port: 8000\n'
   })
-  const added = await cli(['users', 'add', 'carol', '--config', 'pg.yaml'], { cwd: dir, stdin: 'carol-password\n' })
+  const added = await cli(['users', 'add', 'carol', '--config', 'pg.yaml'], { cwd: dir, stdin: 'rabbit-hole-pw\n' })
   t.equal(added.code, 0, added.stderr)
   t.same((await db.query('select identity from app.users')), [{ identity: 'carol' }])
   t.equal((await cli(['keys', 'issue', '--label', 'x', '--config', 'folder.yaml'], { cwd: dir })).code, 0)
@@ -144,9 +144,9 @@ test('what the CLI changes reaches a running server: a user disabled, a key issu
   t.teardown(() => server.close())
   const base = await server.serve('127.0.0.1', 0)
   const flag = ['--database', db.url]
-  t.equal((await cli(['users', 'add', 'alice', '--tags', 'member', ...flag], { stdin: 'alice-password\n' })).code, 0)
+  t.equal((await cli(['users', 'add', 'alice', '--tags', 'member', ...flag], { stdin: 'wonderland-pw\n' })).code, 0)
   const signedIn = await fetch(`${base}/_server/login`, {
-    method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ identity: 'alice', password: 'alice-password' }), signal: hangSignal()
+    method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ identity: 'alice', password: 'wonderland-pw' }), signal: hangSignal()
   })
   t.equal(signedIn.status, 200, 'a user added by the CLI signs in')
   const cookie = signedIn.headers.getSetCookie()[0]!.split(';')[0]!
@@ -175,21 +175,21 @@ test('gatehouse serve --migrate with $GATEHOUSE_DATABASE_URL (a child process): 
   pool.on('error', () => {})
   t.teardown(async () => { await pool.end(); await db.drop() })
   const child = spawn(process.execPath, ['--import', 'tsx', '--conditions=gatehouse-src', FIXTURE, 'serve', '--migrate', '--port', '0'], {
-    env: withoutGatehouseVariables({ GATEHOUSE_DATABASE_URL: db.url, GATEHOUSE_ADMIN_PASSWORD: 'admin-password-1' })
+    env: withoutGatehouseVariables({ GATEHOUSE_DATABASE_URL: db.url, GATEHOUSE_ADMIN_PASSWORD: 'gatekeeper-pass-1' })
   })
   t.teardown(() => { if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL') })
   const output = collect(child)
   const base = (await waitForOutput(child, output, /serving at (http:\/\/127\.0\.0\.1:\d+)\//, { what: 'the "serving at" line' }))[1]!
   // The schema was migrated by the serve: the CLI can now write.
-  t.equal((await cli(['users', 'add', 'alice', '--tags', 'member', '--database', db.url], { stdin: 'alice-password\n' })).code, 0)
+  t.equal((await cli(['users', 'add', 'alice', '--tags', 'member', '--database', db.url], { stdin: 'wonderland-pw\n' })).code, 0)
   const signedIn = await fetch(`${base}/_server/login`, {
-    method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ identity: 'alice', password: 'alice-password' }), signal: hangSignal()
+    method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ identity: 'alice', password: 'wonderland-pw' }), signal: hangSignal()
   })
   t.equal(signedIn.status, 200, 'a user added by the CLI signs in to the served process')
   t.same((await pool.query('select record->>\'identity\' as identity from gatehouse.sessions')).rows, [{ identity: 'alice' }], 'the session is a row')
   t.same((await pool.query<{ identity: string }>('select identity from gatehouse.users order by identity')).rows.map((r) => r.identity), ['admin', 'alice'], 'the admin from $GATEHOUSE_ADMIN_PASSWORD')
   t.equal(await stopChild(child, 'SIGTERM'), 0, 'exits by itself: every pool closed')
-  t.notMatch(output.all(), /admin-password-1/)
+  t.notMatch(output.all(), /gatekeeper-pass-1/)
 })
 
 test('gatehouse serve: users in a folder, sessions and lockout counters in PostgreSQL from the config file (a child process)', postgres, async (t) => {
@@ -208,7 +208,7 @@ server_app:
     store: { postgres: '${db.url}', schema: locks, table_prefix: gh_, migrate: true }
 `
   })
-  t.equal((await cli(['users', 'add', 'alice', '--store', 'data'], { cwd: dir, stdin: 'alice-password\n' })).code, 0)
+  t.equal((await cli(['users', 'add', 'alice', '--store', 'data'], { cwd: dir, stdin: 'wonderland-pw\n' })).code, 0)
   const child = spawn(process.execPath, ['--import', 'tsx', '--conditions=gatehouse-src', FIXTURE, 'serve', '--config', 'gatehouse.yaml', '--port', '0'], {
     cwd: dir, env: withoutGatehouseVariables()
   })
@@ -218,7 +218,7 @@ server_app:
   const post = async (password: string) => await fetch(`${base}/_server/login`, {
     method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ identity: 'alice', password }), signal: hangSignal()
   })
-  t.equal((await post('alice-password')).status, 200)
+  t.equal((await post('wonderland-pw')).status, 200)
   t.same((await pool.query('select record->>\'identity\' as identity from gatehouse.sessions')).rows, [{ identity: 'alice' }], 'the session is a row')
   t.equal((await post('wrong')).status, 401)
   t.ok((await pool.query('select 1 from locks.gh_lockout')).rowCount! > 0, 'the lockout counters are rows, in their own schema and prefix')

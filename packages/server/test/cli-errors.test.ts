@@ -9,12 +9,12 @@ import { gatehouse } from './helpers/cli.js'
 const fixture = (name: string): string => fileURLToPath(new URL(`./fixtures/${name}`, import.meta.url))
 const CONFIG = 'server:\n  host: 127.0.0.1\n'
 
-test('a short $GATEHOUSE_ADMIN_PASSWORD: one coded line naming the variable, exit 1, the value never shown', async (t) => {
+test('a short $GATEHOUSE_ADMIN_PASSWORD: one coded line naming the variable and the rule, exit 1, the value never shown', async (t) => {
   const dir = t.testdir({ 'gatehouse.yaml': CONFIG })
   for (const password of ['short', '', '1234567']) {
     const res = await gatehouse(['serve', '--config', 'gatehouse.yaml', '--port', '0'], { cwd: dir, env: { GATEHOUSE_ADMIN_PASSWORD: password } })
     t.equal(res.code, 1, JSON.stringify(password))
-    t.equal(res.stderr, 'gatehouse: $GATEHOUSE_ADMIN_PASSWORD: must be a string of at least 8 characters\n')
+    t.equal(res.stderr, 'gatehouse: $GATEHOUSE_ADMIN_PASSWORD: The password must be at least 8 characters long. (rule: min-length)\n')
     t.equal(res.stdout, '')
   }
 })
@@ -23,7 +23,7 @@ test('the same through the built bin: no stack on the terminal', async (t) => {
   const dir = t.testdir({ 'gatehouse.yaml': CONFIG })
   const res = await gatehouse(['serve', '--config', 'gatehouse.yaml', '--port', '0'], { cwd: dir, env: { GATEHOUSE_ADMIN_PASSWORD: 'short' }, bin: true })
   t.equal(res.code, 1)
-  t.equal(res.stderr, 'gatehouse: $GATEHOUSE_ADMIN_PASSWORD: must be a string of at least 8 characters\n')
+  t.equal(res.stderr, 'gatehouse: $GATEHOUSE_ADMIN_PASSWORD: The password must be at least 8 characters long. (rule: min-length)\n')
 })
 
 test('a coded Fastify error at boot is one line, exit 1', async (t) => {

@@ -44,11 +44,11 @@ test('wrong usage is still reported first, with exit 2', async (t) => {
 test('adding commands start a store and say so once; later commands read it', async (t) => {
   const dir = t.testdir({})
   const users = join(dir, 'new', 'users-store')
-  const added = await gatehouse(['users', 'add', 'alice', '--store', users], { stdin: 'alice-password\n' })
+  const added = await gatehouse(['users', 'add', 'alice', '--store', users], { stdin: 'wonderland-pw\n' })
   t.equal(added.code, 0, added.stderr)
   t.equal(added.stderr, `gatehouse: created a new store at ${users}\nAdded alice.\n`)
   t.ok(existsSync(join(users, 'users.json')))
-  const again = await gatehouse(['users', 'add', 'bob', '--store', users], { stdin: 'bob-password\n' })
+  const again = await gatehouse(['users', 'add', 'bob', '--store', users], { stdin: 'night-shift-pw\n' })
   t.equal(again.stderr, 'Added bob.\n', 'said once')
   const listed = await gatehouse(['users', 'list', '--store', users])
   t.equal(listed.code, 0)
@@ -65,7 +65,7 @@ test('adding commands start a store and say so once; later commands read it', as
   t.notMatch((await gatehouse(['keys', 'issue', '--label', 'ci2', '--store', keys])).stderr, /created/)
   t.equal((await gatehouse(['users', 'list', '--store', keys])).code, 0, 'and one holding keys.json only')
 
-  const failed = await gatehouse(['users', 'add', 'a:b', '--store', join(dir, 'never')], { stdin: 'pw\n' })
+  const failed = await gatehouse(['users', 'add', 'a:b', '--store', join(dir, 'never')], { stdin: 'long-enough-pw\n' })
   t.equal(failed.code, 1)
   t.notMatch(failed.stderr, /created/, 'a failed add announces no store')
 })

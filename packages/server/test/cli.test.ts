@@ -72,7 +72,7 @@ test('bad input: clear messages and non-zero exits', async (t) => {
     [['keys', 'list', '--store', join(dir, 'bad')], 1, new RegExp(`Store file ${join(dir, 'bad', 'keys.json')}: not valid JSON`)]
   ]
   for (const [args, code, message, note] of cases) {
-    const res = await gatehouse(args, { cwd: dir, stdin: note === 'needs stdin' ? 'pw\n' : '' })
+    const res = await gatehouse(args, { cwd: dir, stdin: note === 'needs stdin' ? 'a long enough password\n' : '' })
     t.equal(res.code, code, `${args.join(' ')} → ${code}`)
     t.match(res.stderr, message, args.join(' '))
     t.notMatch(res.stderr, /\n\s+at /, 'no stack trace')
@@ -107,7 +107,7 @@ test('users: add from stdin, list without hashes, passwd, disable, enable, delet
   const listed = await gatehouse(['users', 'list'], { env })
   t.match(listed.stdout, /^IDENTITY\s+TAGS\s+STATUS\s+UPDATED\nalice\s+admin\s+enabled\s+\d{4}-/)
   t.notMatch(listed.stdout + (await gatehouse(['users', 'list', '--json'], { env })).stdout, /scrypt|first-pw/)
-  t.equal((await gatehouse(['users', 'add', 'alice'], { env, stdin: 'x\n' })).code, 1, 'an existing identity')
+  t.equal((await gatehouse(['users', 'add', 'alice'], { env, stdin: 'another-pw\n' })).code, 1, 'an existing identity')
   t.equal((await gatehouse(['users', 'passwd', 'alice'], { env, stdin: 'second-pw' })).code, 0)
   t.equal(await store.verify('alice', 'first-pw'), null)
   t.not(await store.verify('alice', 'second-pw'), null)

@@ -32,7 +32,7 @@ test('no password, token, key, JWT or session id reaches the logs', async (t) =>
     },
     users: { alice: { password: 'alice-Pa55word', tags: 'ops' } },
     tokens: { deployer: { key: API_KEY, tags: 'ops' } },
-    adminPassword: 'admin-Pa55word',
+    adminPassword: 'keeper-Pa55word',
     login: true,
     middleware: { logging: { includeHeaders: true, includeQuery: true } }
   })
@@ -43,7 +43,7 @@ test('no password, token, key, JWT or session id reaches the logs', async (t) =>
   const tamperedJwt = goodJwt.slice(0, -6) + 'AAAAAA'
   const wrongKey = `gak_00000000000000aa_${'Zz9'.repeat(14)}y`
   const secrets = [
-    'root-Pa55word', 'wrong-Pa55word', 'static-Bearer-T0ken', 'static-Bearer-Wr0ng', 'alice-Pa55word', 'admin-Pa55word',
+    'root-Pa55word', 'wrong-Pa55word', 'static-Bearer-T0ken', 'static-Bearer-Wr0ng', 'alice-Pa55word', 'keeper-Pa55word',
     API_KEY.slice(21), wrongKey.slice(21), goodJwt.split('.')[2]!, expiredJwt.split('.')[2]!, tamperedJwt.split('.')[2]!,
     Buffer.from('root:root-Pa55word').toString('base64'), Buffer.from('root:wrong-Pa55word').toString('base64'),
     'qs-Secret-T0ken'
@@ -75,15 +75,18 @@ test('no password, token, key, JWT or session id reaches the logs', async (t) =>
   secrets.push(sessionId)
   t.equal((await server.inject({ url: '/private', headers: { cookie: `session_id=${sessionId}` } })).statusCode, 200, 'the session')
 
-  const admin = await server.inject({ method: 'POST', url: '/_server/login', payload: { identity: 'admin', password: 'admin-Pa55word', return_session_id: true } })
+  const admin = await server.inject({ method: 'POST', url: '/_server/login', payload: { identity: 'admin', password: 'keeper-Pa55word', return_session_id: true } })
   const adminCookie = `session_id=${admin.json().session_id as string}`
   secrets.push(admin.json().session_id as string)
   const issued = await server.inject({ method: 'POST', url: '/_server/tokens', headers: { cookie: adminCookie }, payload: { label: 'robot', tags: ['ops'] } })
   t.equal(issued.statusCode, 201)
   secrets.push((issued.json().key as string).slice(21))
-  const user = await server.inject({ method: 'POST', url: '/_server/users', headers: { cookie: adminCookie }, payload: { identity: 'bob', password: 'bob-Pa55word' } })
+  const user = await server.inject({ method: 'POST', url: '/_server/users', headers: { cookie: adminCookie }, payload: { identity: 'bob', password: 'night-Pa55word' } })
   t.equal(user.statusCode, 201)
-  secrets.push('bob-Pa55word')
+  secrets.push('night-Pa55word')
+  const weak = await server.inject({ method: 'POST', url: '/_server/users', headers: { cookie: adminCookie }, payload: { identity: 'carol', password: 'carol-Pa55word' } })
+  t.equal(weak.json().code, 'GATEHOUSE_SERVER_WEAK_PASSWORD', 'a refused password')
+  secrets.push('carol-Pa55word')
 
   t.ok(raw.length > 40, `${raw.length} log lines written`)
   for (const scheme of ['Basic', 'Bearer']) {

@@ -28,7 +28,7 @@ server_app:
   const users = await FileUserStore.open(join(dir, 'data', 'users.json'), { scrypt: { N: 1024, r: 8, p: 1 } })
   await users.add('alice', { password: 'alice-pass', tags: 'ops' })
   const child = spawn(process.execPath, [...tsx, 'serve', '--config', 'gatehouse.yaml', '--app', APP, '--port', '0'], {
-    cwd: dir, env: { ...process.env, GATEHOUSE_ADMIN_PASSWORD: 'admin-password' }
+    cwd: dir, env: { ...process.env, GATEHOUSE_ADMIN_PASSWORD: 'gatekeeper-pass' }
   })
   t.teardown(() => { if (child.exitCode === null) child.kill('SIGKILL') })
   const output = collect(child)
@@ -40,7 +40,7 @@ server_app:
   t.equal(login.status, 200)
   const cookie = login.headers.get('set-cookie')!.split(';')[0]!
   t.same(await (await fetch(`${base}/orders`, { headers: { cookie } })).json(), { for: 'alice' })
-  const admin = await fetch(`${base}/_server/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ identity: 'admin', password: 'admin-password' }) })
+  const admin = await fetch(`${base}/_server/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ identity: 'admin', password: 'gatekeeper-pass' }) })
   const adminCookie = admin.headers.get('set-cookie')!.split(';')[0]!
   t.equal((await fetch(`${base}/_server/users`, { headers: { cookie: adminCookie } })).status, 200, 'the admin from $GATEHOUSE_ADMIN_PASSWORD')
   for (let i = 0; i < 3; i++) await fetch(`${base}/_server/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ identity: 'alice', password: 'x' }) })
@@ -90,6 +90,6 @@ test('a relative server_app.store is relative to the config file, not the workin
 
 test('a server_app.store that does not exist yet is started empty, and serve says where', async (t) => {
   const dir = t.testdir({ 'gatehouse.yaml': 'server:\n  host: 127.0.0.1\nserver_app:\n  store: ./fresh\n' })
-  const { stderr } = await serve(t, dir, ['--config', 'gatehouse.yaml'], { GATEHOUSE_ADMIN_PASSWORD: 'admin-password' })
+  const { stderr } = await serve(t, dir, ['--config', 'gatehouse.yaml'], { GATEHOUSE_ADMIN_PASSWORD: 'gatekeeper-pass' })
   t.match(stderr(), `gatehouse: server_app.store: no store at ${join(dir, 'fresh')} yet; starting an empty one there\n`)
 })

@@ -26,13 +26,13 @@ test('every refusal of the _server app carries a code', async (t) => {
   const server = new AppServer({
     users,
     tokens,
-    adminPassword: 'admin-password',
+    adminPassword: 'gatekeeper-pass',
     // Never contacted: the 404 below is for a method that does not exist.
     externalUrl: 'https://app.example',
     serverApp: { oidc: { known: { issuer: 'https://idp.example', clientId: 'c', clientSecret: 's' } } }
   })
   t.teardown(() => server.close())
-  const signIn = await server.inject({ method: 'POST', url: '/_server/login', payload: { identity: 'admin', password: 'admin-password' } })
+  const signIn = await server.inject({ method: 'POST', url: '/_server/login', payload: { identity: 'admin', password: 'gatekeeper-pass' } })
   const cookie = String(signIn.headers['set-cookie']).split(';')[0]!
   const as = (method: 'GET' | 'PATCH' | 'DELETE' | 'POST', url: string, payload?: Record<string, unknown>) =>
     server.inject({ method, url, headers: { cookie }, ...(payload === undefined ? {} : { payload }) })

@@ -63,7 +63,7 @@ test('booting again with the same adminPassword keeps the admin\'s hash, so its 
   t.teardown(() => second.server.close())
   t.equal(hashOf(), before, 'the second boot did not set the password again')
   t.equal((await get(second.base, '/_server/users', { cookie: adminCookie })).status, 200, 'the admin\'s session works on the new instance')
-  const changed = new AppServer({ logger: false, users: await FileUserStore.open(join(dir, 'users.json'), { scrypt: FAST }), adminPassword: 'a-new-admin-password', session: { store: sessions } })
+  const changed = new AppServer({ logger: false, users: await FileUserStore.open(join(dir, 'users.json'), { scrypt: FAST }), adminPassword: 'a-new-keeper-password', session: { store: sessions } })
   await changed.ready()
   t.teardown(() => changed.close())
   t.not(hashOf(), before, 'a new adminPassword does set it')

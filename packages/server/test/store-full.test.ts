@@ -16,15 +16,15 @@ test('the admin API answers a full store with 507 and GATEHOUSE_AUTH_STORE_FULL;
   // Room for the bootstrapped admin and one user, and for two keys.
   const users = await FileUserStore.open(join(dir, 'users.json'), { scrypt: FAST, maxRecords: 2 })
   const tokens = await FileApiKeyStore.open(join(dir, 'keys.json'), { maxRecords: 2 })
-  const server = new AppServer({ logger: false, users, tokens, adminPassword: 'admin-password' })
+  const server = new AppServer({ logger: false, users, tokens, adminPassword: 'gatekeeper-pass' })
   t.teardown(async () => { await server.close(); await tokens.close() })
-  const login = await server.inject({ method: 'POST', url: '/_server/login', payload: { identity: 'admin', password: 'admin-password' } })
+  const login = await server.inject({ method: 'POST', url: '/_server/login', payload: { identity: 'admin', password: 'gatekeeper-pass' } })
   const cookie = String(login.headers['set-cookie']).split(';')[0]!
   const post = (url: string, payload: object) => server.inject({ method: 'POST', url, headers: { cookie }, payload })
 
-  t.equal((await post('/_server/users', { identity: 'alice', password: 'alice-pass' })).statusCode, 201)
+  t.equal((await post('/_server/users', { identity: 'alice', password: 'first-user-pw' })).statusCode, 201)
   const usersFile = readFileSync(join(dir, 'users.json'))
-  const refused = await post('/_server/users', { identity: 'bob', password: 'bob-pass' })
+  const refused = await post('/_server/users', { identity: 'bob', password: 'second-user-pw' })
   t.equal(refused.statusCode, 507)
   t.same(refused.json(), {
     statusCode: 507,
@@ -43,7 +43,7 @@ test('the admin API answers a full store with 507 and GATEHOUSE_AUTH_STORE_FULL;
 
   // Changes and deletes still work, and make room.
   t.equal((await server.inject({ method: 'DELETE', url: '/_server/users/alice', headers: { cookie } })).statusCode, 200)
-  t.equal((await post('/_server/users', { identity: 'bob', password: 'bob-pass' })).statusCode, 201)
+  t.equal((await post('/_server/users', { identity: 'bob', password: 'second-user-pw' })).statusCode, 201)
 })
 
 test('the CLI prints a full store as one line and exits 1', async (t) => {

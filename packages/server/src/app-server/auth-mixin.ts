@@ -1,6 +1,9 @@
 import type { TObject } from '@sinclair/typebox'
 import { extendOptions } from '@fastify-gatehouse/core'
-import { MemoryApiKeyStore, MemoryUserStore, type ApiKeyStore, type AuthOptions, type UserStore } from '@fastify-gatehouse/auth'
+import {
+  MemoryApiKeyStore, MemoryUserStore, passwordPolicyDefaults, passwordProblem, resolvePasswordPolicy, type ApiKeyStore, type AuthOptions,
+  type ResolvedPasswordPolicy, type UserStore
+} from '@fastify-gatehouse/auth'
 import { GATEHOUSE_SERVER_INVALID_OPTIONS } from '../errors.js'
 import { SUPERADMIN } from '../server-app/admin-api.js'
 import { authMixinOptionsSchema, withOptions, type AuthMixinOptions, type ServerBaseOptions } from './options.js'
@@ -15,18 +18,17 @@ export type { AuthMixinOptions } from './options.js'
  */
 export type ServerAuthConfig = Omit<AuthOptions, 'apiKeys'>
 
-/** Shortest admin password accepted. */
-export const ADMIN_PASSWORD_MIN = 8
-
 /**
- * Checks the SUPERADMIN bootstrap password; `name` is how the caller gave it
+ * Checks the SUPERADMIN bootstrap password against the password policy,
+ * as the identity `admin`; `name` is how the caller gave it
  * (`adminPassword`, `$GATEHOUSE_ADMIN_PASSWORD`). Throws
- * `GATEHOUSE_SERVER_INVALID_OPTIONS` naming it, never showing the value.
+ * `GATEHOUSE_SERVER_INVALID_OPTIONS` naming it and the rule broken, never
+ * showing the value.
  */
-export function checkAdminPassword (value: unknown, name: string): string {
-  if (typeof value !== 'string' || value.length < ADMIN_PASSWORD_MIN) {
-    throw new GATEHOUSE_SERVER_INVALID_OPTIONS(name, `must be a string of at least ${ADMIN_PASSWORD_MIN} characters`)
-  }
+export function checkAdminPassword (value: unknown, name: string, policy: ResolvedPasswordPolicy = passwordPolicyDefaults): string {
+  if (typeof value !== 'string') throw new GATEHOUSE_SERVER_INVALID_OPTIONS(name, 'must be a string')
+  const problem = passwordProblem(value, 'admin', policy)
+  if (problem !== null) throw new GATEHOUSE_SERVER_INVALID_OPTIONS(name, `${problem.message} (rule: ${problem.rule})`)
   return value
 }
 
@@ -62,7 +64,8 @@ const isStore = (value: unknown, method: string): boolean =>
 /**
  * Gives a server class its auth capability: `auth` (the component),
  * `users` and `tokens` (stores, or plain objects seeding memory stores) and
- * `adminPassword` (the SUPERADMIN bootstrap).
+ * `adminPassword` (the SUPERADMIN bootstrap), and `passwordPolicy` (what
+ * a new password must be: the admin password, the admin API's, the account's).
  * D-SERVER-04: a class mixin, the TypeScript shape of the spec's mixin.
  */
 export function AuthMixin<T extends ServerClass> (Base: T): T {
@@ -72,9 +75,12 @@ export function AuthMixin<T extends ServerClass> (Base: T): T {
     }
 
     protected override async resolveAuth (options: ServerBaseOptions & AuthMixinOptions): Promise<ServerAuthParts> {
+      // Checked before the database opens: a bad policy or admin password stops the boot with nothing to close.
+      const passwordPolicy = resolvePasswordPolicy(options.passwordPolicy, 'passwordPolicy')
+      if (options.adminPassword !== undefined) checkAdminPassword(options.adminPassword, 'adminPassword', passwordPolicy)
       const database = options.database === undefined ? undefined : await this.#openDatabase(options)
       try {
-        return await this.#resolveAuth(options, database)
+        return { ...await this.#resolveAuth(options, database), passwordPolicy }
       } catch (err) {
         await database?.close()
         throw err
@@ -117,10 +123,7 @@ export function AuthMixin<T extends ServerClass> (Base: T): T {
         }
         users = seeded
       }
-      if (options.adminPassword !== undefined) {
-        checkAdminPassword(options.adminPassword, 'adminPassword')
-        await ensureAdmin(users!, options.adminPassword)
-      }
+      if (options.adminPassword !== undefined) await ensureAdmin(users!, options.adminPassword)
 
       let tokens: ApiKeyStore | undefined
       if (options.tokens === undefined || isStore(options.tokens, 'verify')) {

@@ -1,7 +1,7 @@
 import { Type, type TObject, type TSchema } from '@sinclair/typebox'
 import type { FastifyBaseLogger, FastifyServerOptions } from 'fastify'
 import { isPlainObject, resolveServerLimits, serverLimitDefaults, validateOptions, type ComponentList, type Recipe, type ResolvedServerLimits, type ServerLimits } from '@fastify-gatehouse/core'
-import type { ApiKeyStore, UserStore } from '@fastify-gatehouse/auth'
+import type { ApiKeyStore, PasswordPolicy, UserStore } from '@fastify-gatehouse/auth'
 import type { SessionOptions } from '@fastify-gatehouse/session'
 import { GATEHOUSE_SERVER_INVALID_OPTIONS } from '../errors.js'
 import { OidcMethod } from '../server-app/oidc-method.js'
@@ -78,8 +78,25 @@ export interface AuthMixinOptions {
   users?: UserStore | Readonly<Record<string, { password: string, tags?: string | readonly string[] }>>
   /** An `ApiKeyStore`, or `{ <label>: { key: 'gak_…', tags } }` for an in-memory one (keys hashed on the way in). Default: none. */
   tokens?: ApiKeyStore | Readonly<Record<string, { key: string, tags?: string | readonly string[] }>>
-  /** Creates or updates the identity `admin` with tag SUPERADMIN at boot; at least 8 characters. Default: none. */
+  /**
+   * Creates or updates the identity `admin` with tag SUPERADMIN at boot. It
+   * must pass `passwordPolicy` (as the identity `admin`): else `ready()`
+   * rejects naming the option and the rule. Default: none.
+   */
   adminPassword?: string
+  /**
+   * What a new password must be, wherever one is set through the server:
+   * `adminPassword`, the admin API (`POST /_server/users`, `PATCH
+   * /_server/users/:identity`) and the account's change of password.
+   * `{ minLength, maxLength }` in Unicode characters, defaults 8 and 256
+   * (`minLength` 8–64, 15 recommended; `maxLength` 64–512); a password is
+   * also refused when it holds a control character, contains the identity,
+   * or is a common password. Sign-in never applies it: a weaker password
+   * set before keeps working until changed. Users seeded through `users`
+   * and calls to a `UserStore` are not checked (call `passwordProblem`).
+   * Default: `passwordPolicyDefaults`.
+   */
+  passwordPolicy?: PasswordPolicy
   /**
    * PostgreSQL for users, API keys, sessions and lockout counters: a
    * `postgres://` URL, or `{ url | pool, schema?, tablePrefix?, migrate?,
@@ -175,6 +192,8 @@ export const authMixinOptionsSchema = Type.Object({
   users: Type.Optional(object),
   tokens: Type.Optional(object),
   adminPassword: Type.Optional(Type.String()),
+  // resolvePasswordPolicy checks the keys and bounds, naming passwordPolicy.<key>.
+  passwordPolicy: Type.Optional(object),
   // A URL or the options; checkDatabaseOption checks the rest, naming database.<key>.
   database: Type.Optional(Type.Union([Type.String(), object]))
 }, { additionalProperties: false })

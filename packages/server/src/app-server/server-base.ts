@@ -1,7 +1,7 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyPluginAsync, type InjectOptions, type LightMyRequestResponse } from 'fastify'
 import type { TObject } from '@sinclair/typebox'
 import { extendOptions, middlewareChain, trackRouteRules, type ComponentSetting, type Recipe } from '@fastify-gatehouse/core'
-import type { ApiKeyStore, AuthOptions, LockoutStore, UserStore } from '@fastify-gatehouse/auth'
+import { passwordPolicyDefaults, type ApiKeyStore, type AuthOptions, type LockoutStore, type ResolvedPasswordPolicy, type UserStore } from '@fastify-gatehouse/auth'
 import type { SessionStore } from '@fastify-gatehouse/session'
 import { clientErrorHandler, RedactingLogController } from '@fastify-gatehouse/logging'
 import { allComponents } from '../components.js'
@@ -25,6 +25,8 @@ export interface ServerAuthParts {
   sessionStore?: SessionStore
   /** The lockout store, unless `serverApp.login.store` names one (AppServer's `database`). */
   lockoutStore?: LockoutStore
+  /** What a new password must be (AppServer's `passwordPolicy`), for the `_server` app. Default: `passwordPolicyDefaults`. */
+  passwordPolicy?: ResolvedPasswordPolicy
   /** Closes what the capability opened; run by `close()`, or at once when the build fails. */
   close?: () => Promise<void>
 }
@@ -151,7 +153,7 @@ export class ServerBase {
     await close?.()
   }
 
-  async #mount (options: ResolvedServerBaseOptions, { authMiddleware, users, tokens, sessionStore, lockoutStore }: ServerAuthParts): Promise<void> {
+  async #mount (options: ResolvedServerBaseOptions, { authMiddleware, users, tokens, sessionStore, lockoutStore, passwordPolicy }: ServerAuthParts): Promise<void> {
     const app = this.fastify
     const { middleware } = options
     const errors = typeof middleware.errors === 'object' ? middleware.errors : {}
@@ -184,6 +186,7 @@ export class ServerBase {
       prefix: SERVER_PREFIX,
       methods,
       ...(account === undefined ? {} : { account }),
+      passwordPolicy: passwordPolicy ?? passwordPolicyDefaults,
       ...(users === undefined && tokens === undefined ? {} : { admin: { ...(users === undefined ? {} : { users }), ...(tokens === undefined ? {} : { tokens }) } })
     })
     const { primary } = options

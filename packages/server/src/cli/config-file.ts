@@ -1,6 +1,7 @@
 import { resolve } from 'node:path'
 import { Type } from '@sinclair/typebox'
 import { loadRecipe, type GatehouseConfig } from '@fastify-gatehouse/core'
+import { passwordPolicySchema, resolvePasswordPolicy, type PasswordPolicy, type ResolvedPasswordPolicy } from '@fastify-gatehouse/auth'
 import { allComponents } from '../components.js'
 import { loginOptionsSchema } from '../server-app/options.js'
 import { accountSettingSchema } from '../server-app/account/options.js'
@@ -30,7 +31,13 @@ export const serverAppSchema = Type.Object({
   /** The login surface (401 → login page). Default: on when a store is given. */
   loginSurface: Type.Optional(Type.Boolean()),
   /** The account endpoints: `{ fresh_for: 600 }`, or `false` to turn them off. Default: on with a store. */
-  account: Type.Optional(accountSettingSchema)
+  account: Type.Optional(accountSettingSchema),
+  /**
+   * AppServer's `passwordPolicy` (`min_length`, `max_length`): applied by
+   * the server and by `gatehouse users add|passwd --config` to new
+   * passwords and to $GATEHOUSE_ADMIN_PASSWORD.
+   */
+  passwordPolicy: Type.Optional(passwordPolicySchema)
 }, { additionalProperties: false })
 
 /** A config file as the CLI reads it. */
@@ -41,6 +48,8 @@ export interface ConfigFile {
   readonly config: GatehouseConfig
   /** The stores it names, checked (nothing opened). */
   readonly stores: ConfigStores
+  /** Its `server_app.password_policy` with the defaults applied. */
+  readonly passwordPolicy: ResolvedPasswordPolicy
 }
 
 /**
@@ -53,5 +62,7 @@ export async function readConfig (io: CliIo, file: string): Promise<ConfigFile> 
   const config = await loadRecipe(path, { components: allComponents, serverAppSchema })
   // Every store the file names, checked before anything opens (D-REDIS-05);
   // the session store sits under middleware.session (D-CONFIG-05).
-  return { path, config, stores: await configStores(config, path) }
+  // The loader checked its keys and bounds, naming them as written (min_length).
+  const passwordPolicy = resolvePasswordPolicy(config.serverApp?.passwordPolicy as PasswordPolicy | undefined, 'server_app.password_policy')
+  return { path, config, stores: await configStores(config, path), passwordPolicy }
 }

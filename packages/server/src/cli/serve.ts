@@ -2,7 +2,7 @@ import { isAbsolute, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { parseArgs } from 'node:util'
 import { extendOptions, pickServerLimits, type GatehouseConfig } from '@fastify-gatehouse/core'
-import { FileApiKeyStore, FileUserStore, type LockoutStore } from '@fastify-gatehouse/auth'
+import { FileApiKeyStore, FileUserStore, passwordPolicyDefaults, type LockoutStore } from '@fastify-gatehouse/auth'
 import type { SessionStore } from '@fastify-gatehouse/session'
 import { AppServer, type AppServerOptions } from '../app-server/app-server.js'
 import { checkAdminPassword } from '../app-server/auth-mixin.js'
@@ -21,7 +21,8 @@ export const SERVE_USAGE = `Usage:
   gatehouse serve --config <gatehouse.yaml|json> [--app <module>] [--host <host>] [--port <port>]
   gatehouse serve --database <postgres://user@host:port/db> [--migrate] [--config <file>] [--app …] [--host …] [--port …]
 The module's default export is a RoutedApplication (instance or class).
-The admin password, if any, comes from $GATEHOUSE_ADMIN_PASSWORD.
+The admin password, if any, comes from $GATEHOUSE_ADMIN_PASSWORD (it must pass the
+password policy: the file's server_app.password_policy, else the defaults).
 Users and keys: the file's server_app.store, else --database, else $${DATABASE_ENV};
 in PostgreSQL, sessions and lockout counters are there too unless the file
 places them (middleware.session.store, server_app.login.store). --migrate brings
@@ -62,9 +63,11 @@ export async function serveCommand (args: string[], io: CliIo, signals: NodeJS.E
   const port = values.port === undefined ? undefined : Number(values.port)
   if (port !== undefined && !(Number.isInteger(port) && port >= 0 && port <= 65535)) throw new UsageError('--port takes 0–65535')
 
-  // Checked before anything is opened; the value is never shown.
-  const adminPassword = io.env.GATEHOUSE_ADMIN_PASSWORD === undefined ? undefined : checkAdminPassword(io.env.GATEHOUSE_ADMIN_PASSWORD, '$GATEHOUSE_ADMIN_PASSWORD')
-  const { config, stores } = values.config === undefined ? { config: {} as GatehouseConfig, stores: {} as ConfigStores } : await readConfig(io, values.config)
+  const { config, stores, passwordPolicy } = values.config === undefined
+    ? { config: {} as GatehouseConfig, stores: {} as ConfigStores, passwordPolicy: passwordPolicyDefaults }
+    : await readConfig(io, values.config)
+  // Checked against the file's policy before anything is opened; the value is never shown.
+  const adminPassword = io.env.GATEHOUSE_ADMIN_PASSWORD === undefined ? undefined : checkAdminPassword(io.env.GATEHOUSE_ADMIN_PASSWORD, '$GATEHOUSE_ADMIN_PASSWORD', passwordPolicy)
   if (values.database !== undefined && stores.users !== undefined) throw new UsageError('--database and the config file\'s server_app.store both name the users\' store: give it in one place')
   // Users and keys: the flag, else the file, else $GATEHOUSE_DATABASE_URL (D-CLI-02).
   const fromUrl = stores.users === undefined ? await databaseUrl(io, values.database) : undefined
@@ -128,6 +131,7 @@ export async function serveCommand (args: string[], io: CliIo, signals: NodeJS.E
       ...(database === undefined ? {} : { database }),
       // D-CLI-02: the admin password from the environment, never from the config file.
       ...(adminPassword === undefined ? {} : { adminPassword }),
+      ...(config.serverApp?.passwordPolicy === undefined ? {} : { passwordPolicy }),
       login: serverAppConfig.loginSurface ?? usersStore !== undefined,
       ...(config.server?.externalUrl === undefined ? {} : { externalUrl: config.server.externalUrl }),
       // request_timeout, body_limit, …: checked by the loader, applied by AppServer.

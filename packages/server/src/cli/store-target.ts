@@ -1,4 +1,4 @@
-import { FileApiKeyStore, FileUserStore, type ApiKeyStore, type UserStore } from '@fastify-gatehouse/auth'
+import { FileApiKeyStore, FileUserStore, passwordPolicyDefaults, type ApiKeyStore, type ResolvedPasswordPolicy, type UserStore } from '@fastify-gatehouse/auth'
 import { GATEHOUSE_SERVER_INVALID_OPTIONS } from '../errors.js'
 import { readConfig } from './config-file.js'
 import { databaseUrl, DATABASE_ENV } from './database-flag.js'
@@ -43,6 +43,12 @@ export interface PostgresTarget {
 export type StoreTarget = FolderTarget | PostgresTarget
 
 /**
+ * A store target and what a password set there must be: the config file's
+ * `server_app.password_policy` with --config, else the defaults.
+ */
+export type CommandTarget = StoreTarget & { readonly passwordPolicy: ResolvedPasswordPolicy }
+
+/**
  * Where a `users` or `keys` command works: `--store`, `--database` or
  * `--config` (at most one: two are a usage error), else
  * $GATEHOUSE_DATABASE_URL or $GATEHOUSE_STORE (both set is a usage error),
@@ -51,19 +57,20 @@ export type StoreTarget = FolderTarget | PostgresTarget
  * (a folder in --config's file is then an error). Everything is checked
  * before anything connects.
  */
-export async function storeTarget (io: CliIo, flags: StoreFlags, adds: boolean, postgresOnly?: string): Promise<StoreTarget> {
+export async function storeTarget (io: CliIo, flags: StoreFlags, adds: boolean, postgresOnly?: string): Promise<CommandTarget> {
   checkStoreFlags(flags)
   if (flags.config !== undefined) {
-    const { path, stores } = await readConfig(io, flags.config)
+    const { path, stores, passwordPolicy } = await readConfig(io, flags.config)
     const users = stores.users
     if (users === undefined) throw new GATEHOUSE_SERVER_INVALID_OPTIONS(`${path}: server_app.store`, 'not set: the file names no store for users and keys')
     if (users.kind === 'folder') {
       if (postgresOnly !== undefined) throw new GATEHOUSE_SERVER_INVALID_OPTIONS(`${path}: server_app.store`, `is a folder: ${postgresOnly} works on PostgreSQL ({ postgres: … })`)
-      return { kind: 'folder', ...await commandStore(io, users.dir, adds) }
+      return { kind: 'folder', ...await commandStore(io, users.dir, adds), passwordPolicy }
     }
     const { postgresDefaults } = await postgresPackage()
-    return { kind: 'postgres', url: users.url, schema: users.schema ?? postgresDefaults.schema, tablePrefix: users.tablePrefix ?? postgresDefaults.tablePrefix }
+    return { kind: 'postgres', url: users.url, schema: users.schema ?? postgresDefaults.schema, tablePrefix: users.tablePrefix ?? postgresDefaults.tablePrefix, passwordPolicy }
   }
+  const passwordPolicy = passwordPolicyDefaults
   if (flags.store === undefined) {
     const envStore = io.env.GATEHOUSE_STORE
     if (flags.database === undefined && envStore !== undefined && envStore !== '' && (io.env[DATABASE_ENV] ?? '') !== '') {
@@ -76,12 +83,13 @@ export async function storeTarget (io: CliIo, flags: StoreFlags, adds: boolean, 
         kind: 'postgres',
         url: database.url,
         schema: postgres.checkSchema(flags.schema ?? postgres.postgresDefaults.schema, '--schema'),
-        tablePrefix: postgres.checkTablePrefix(flags['table-prefix'] ?? postgres.postgresDefaults.tablePrefix, '--table-prefix')
+        tablePrefix: postgres.checkTablePrefix(flags['table-prefix'] ?? postgres.postgresDefaults.tablePrefix, '--table-prefix'),
+        passwordPolicy
       }
     }
     if (flags.schema !== undefined || flags['table-prefix'] !== undefined) throw new UsageError('--schema and --table-prefix go with --database')
   }
-  return { kind: 'folder', ...await commandStore(io, flags.store, adds) }
+  return { kind: 'folder', ...await commandStore(io, flags.store, adds), passwordPolicy }
 }
 
 /** The store flags that cannot go together (a usage error naming them). */

@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util'
-import { checkPassword, hashPassword, type UserStore } from '@fastify-gatehouse/auth'
+import { checkPassword, hashPassword, passwordPolicyDefaults, passwordProblem, type ResolvedPasswordPolicy, type UserStore } from '@fastify-gatehouse/auth'
+import { weakPassword } from '../errors.js'
 import { onlyArgument, UsageError, type CliIo } from './io.js'
 import { readNewPassword } from './password-input.js'
 import { endSessionsAfterChange, listUserSessions, signOutUser } from './sessions.js'
@@ -18,9 +19,23 @@ export const USERS_USAGE = `Usage:
   gatehouse users sessions <identity> [--json]    (the identity's sessions in the servers' shared session store)
   gatehouse users signout <identity>              (ends them all, on every server sharing the store)
   gatehouse users hash                            (prints a password_hash for a config file; password as for add; no store)
-${STORE_FLAGS_USAGE}passwd, disable and delete also end the user's sessions when the flags name the servers'
+${STORE_FLAGS_USAGE}New passwords follow the password policy: that of --config's server_app.password_policy,
+else at least 8 characters, not a common password, not containing the identity.
+passwd, disable and delete also end the user's sessions when the flags name the servers'
 shared session store (--config's middleware.session.store, or PostgreSQL); sessions and signout need it.
 `
+
+/**
+ * The new password of `identity`, read as D-CLI-01 says, refused with
+ * `GATEHOUSE_SERVER_WEAK_PASSWORD` (exit 1, the rule named) when the policy
+ * refuses it.
+ */
+async function readPolicyPassword (io: CliIo, identity: string, policy: ResolvedPasswordPolicy): Promise<string> {
+  const password = await readNewPassword(io)
+  const problem = passwordProblem(password, identity, policy)
+  if (problem !== null) throw weakPassword(problem)
+  return password
+}
 
 /** `gatehouse users …`; resolves with the exit code. */
 export async function usersCommand (args: string[], io: CliIo): Promise<number> {
@@ -43,8 +58,8 @@ export async function usersCommand (args: string[], io: CliIo): Promise<number> 
     case 'add': {
       const identity = onlyArgument(positionals, 'identity')
       const tags = tagsFlag(values.tags)
-      return await withStore(io, values, true, async (store, created) => {
-        const user = await store.add(identity, { password: await readNewPassword(io), tags })
+      return await withStore(io, values, true, async (store, created, policy) => {
+        const user = await store.add(identity, { password: await readPolicyPassword(io, identity, policy), tags })
         if (created !== undefined) reportCreated(io, created)
         io.stderr.write(`Added ${user.identity}${user.tags.length > 0 ? ` with tags ${user.tags.join(',')}` : ''}.\n`)
         return 0
@@ -60,9 +75,9 @@ export async function usersCommand (args: string[], io: CliIo): Promise<number> 
       })
     case 'passwd': {
       const identity = onlyArgument(positionals, 'identity')
-      const code = await withStore(io, values, false, async (store) => {
+      const code = await withStore(io, values, false, async (store, _created, policy) => {
         if (await store.get(identity) === null) return missing(identity)
-        if (!await store.setPassword(identity, await readNewPassword(io))) return missing(identity)
+        if (!await store.setPassword(identity, await readPolicyPassword(io, identity, policy))) return missing(identity)
         io.stderr.write(`Password of ${identity} changed.\n`)
         return 0
       })
@@ -104,8 +119,9 @@ export async function usersCommand (args: string[], io: CliIo): Promise<number> 
     case 'hash': {
       if (positionals.length > 0) throw new UsageError('users hash takes no argument (the password comes from the prompt or stdin, never the command line)')
       if ((['store', 'database', 'config', 'schema', 'table-prefix'] as const).some((flag) => values[flag] !== undefined) || values.tags !== undefined || values.json) throw new UsageError('users hash takes no option: it only prints a hash')
-      // The policy of `users add`, so a hash in a config file could have been a stored user's (D-CLI-07).
-      const hash = await hashPassword(checkPassword(await readNewPassword(io)))
+      // The policy of `users add` (its defaults; no identity is known here), so
+      // a hash in a config file could have been a stored user's (D-CLI-07).
+      const hash = await hashPassword(checkPassword(await readPolicyPassword(io, '', passwordPolicyDefaults)))
       io.stdout.write(`${hash}\n`)
       return 0
     }
@@ -115,11 +131,12 @@ export async function usersCommand (args: string[], io: CliIo): Promise<number> 
 }
 
 // Opens the user store of the command (see storeTarget), runs `use`, closes it.
-async function withStore (io: CliIo, flags: StoreFlags, adds: boolean, use: (store: UserStore, created: string | undefined) => Promise<number>): Promise<number> {
+async function withStore (io: CliIo, flags: StoreFlags, adds: boolean,
+  use: (store: UserStore, created: string | undefined, policy: ResolvedPasswordPolicy) => Promise<number>): Promise<number> {
   const target = await storeTarget(io, flags, adds)
   const { store, close } = await openUserStore(target)
   try {
-    return await use(store, target.kind === 'folder' && target.created ? target.dir : undefined)
+    return await use(store, target.kind === 'folder' && target.created ? target.dir : undefined, target.passwordPolicy)
   } finally {
     await close()
   }

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { errorForLog, invalidTag, invalidTagMessage, parseTags, SUPERADMIN } from '@fastify-gatehouse/core'
-import { API_KEY_ID_PATTERN, type ApiKeyStore, type UserStore } from '@fastify-gatehouse/auth'
-import { notFound, tagNotAllowed } from '../errors.js'
+import { API_KEY_ID_PATTERN, passwordPolicyDefaults, passwordProblem, type ApiKeyStore, type ResolvedPasswordPolicy, type UserStore } from '@fastify-gatehouse/auth'
+import { notFound, tagNotAllowed, weakPassword } from '../errors.js'
 
 /** The tag of the bootstrapped administrator; only it may use the admin API (defined in @fastify-gatehouse/core, where auth reads it too). */
 export { SUPERADMIN }
@@ -16,12 +16,18 @@ function checkTags (tags: string | readonly string[] | undefined): void {
   if (bad !== undefined) throw tagNotAllowed(`tags: ${invalidTagMessage(bad)}`)
 }
 
+// A new password passes the policy before any store sees it (ASVS 6.2).
+function checkNewPassword (password: string, identity: string, policy: ResolvedPasswordPolicy): void {
+  const problem = passwordProblem(password, identity, policy)
+  if (problem !== null) throw weakPassword(problem)
+}
+
 /**
  * SUPERADMIN-only JSON endpoints to manage users and API keys (what the
  * CLI does offline). Never returns a password hash; a key is shown once,
  * when issued.
  */
-export function registerAdminApi (app: FastifyInstance, users: UserStore | undefined, tokens: ApiKeyStore | undefined): void {
+export function registerAdminApi (app: FastifyInstance, users: UserStore | undefined, tokens: ApiKeyStore | undefined, policy: ResolvedPasswordPolicy = passwordPolicyDefaults): void {
   // D-SERVER-03: an ordinary route rule; bodies validated by route schemas (400).
   const config = { authRule: SUPERADMIN }
   // Ends a changed user's sessions in the session store at once (on every
@@ -43,6 +49,7 @@ export function registerAdminApi (app: FastifyInstance, users: UserStore | undef
     }, async (request, reply) => {
       const { identity, password, tags: userTags } = request.body
       checkTags(userTags)
+      checkNewPassword(password, identity, policy)
       return reply.code(201).send({ user: await users.add(identity, { password, tags: userTags ?? [] }) })
     })
     app.patch<{ Params: { identity: string }, Body: { password?: string, tags?: string | string[], enabled?: boolean } }>('/users/:identity', {
@@ -53,6 +60,7 @@ export function registerAdminApi (app: FastifyInstance, users: UserStore | undef
       if (await users.get(identity) === null) throw notFound('No such user')
       const { password, tags: newTags, enabled } = request.body
       checkTags(newTags)
+      if (password !== undefined) checkNewPassword(password, identity, policy)
       if (password !== undefined) await users.setPassword(identity, password)
       if (newTags !== undefined) await users.setTags(identity, newTags)
       if (enabled !== undefined) await users.setEnabled(identity, enabled)

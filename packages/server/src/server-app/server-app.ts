@@ -1,6 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify'
 import type { Session } from '@fastify-gatehouse/session'
-import { passwordPolicyDefaults, type ApiKeyStore, type ResolvedPasswordPolicy, type UserStore } from '@fastify-gatehouse/auth'
+import { resolvePasswordPolicy, type ApiKeyStore, type ResolvedPasswordPolicy, type UserStore } from '@fastify-gatehouse/auth'
 import { GATEHOUSE_SERVER_INVALID_OPTIONS, GATEHOUSE_SERVER_SESSION_REQUIRED } from '../errors.js'
 import { registerAdminSessions } from './account/admin-sessions.js'
 import { resolveAccountOptions, type AccountOptions } from './account/options.js'
@@ -27,7 +27,11 @@ export interface ServerAppOptions {
    * password change only with a `PasswordMethod`); `false` turns them off.
    */
   account?: AccountOptions | false
-  /** What a new password must be (the account's password change). Default: `passwordPolicyDefaults`. */
+  /**
+   * What a new password set here must be (the admin API, the account's
+   * change of password); refused ones get 400 `GATEHOUSE_SERVER_WEAK_PASSWORD`.
+   * AppServer passes its `passwordPolicy`. Default: `passwordPolicyDefaults`.
+   */
   passwordPolicy?: ResolvedPasswordPolicy
 }
 
@@ -46,6 +50,9 @@ export const serverApp: FastifyPluginAsync<ServerAppOptions> = async function se
     if (ids.has(method.id)) throw new GATEHOUSE_SERVER_INVALID_OPTIONS('methods', `login method ${method.id} is given twice`)
     ids.add(method.id)
   }
+  // AppServer hands it over resolved (resolving it again changes nothing);
+  // a direct registration may give it as written.
+  const passwordPolicy = resolvePasswordPolicy(options.passwordPolicy, 'passwordPolicy')
   // Before any route: every body here refuses unknown fields (D-SERVER-08).
   strictBodies(app)
   acceptFormBodies(app)
@@ -70,15 +77,14 @@ export const serverApp: FastifyPluginAsync<ServerAppOptions> = async function se
   registerLogoutPage(app, accountOn)
   if (accountOn) {
     const password = (options.methods ?? []).find((method): method is PasswordMethod => method instanceof PasswordMethod)
-    const policy = options.passwordPolicy ?? passwordPolicyDefaults
-    await registerAccount(app, { ...account, passwords: password?.passwords, policy })
-    registerAccountPage(app, { freshFor: account.freshFor, passwordChange: password !== undefined, policy })
+    await registerAccount(app, { ...account, passwords: password?.passwords, policy: passwordPolicy })
+    registerAccountPage(app, { freshFor: account.freshFor, passwordChange: password !== undefined, policy: passwordPolicy })
   } else {
     // D-PAGE-01: every page's sign-out form posts here, account endpoints or not.
     registerAccountLogout(app, app.prefix)
   }
   if (options.admin !== undefined) {
-    registerAdminApi(app, options.admin.users, options.admin.tokens)
+    registerAdminApi(app, options.admin.users, options.admin.tokens, passwordPolicy)
     registerAdminSessions(app)
   }
 }

@@ -8,7 +8,7 @@ import { eventually as shared, HANG_CEILING_MS, hangSignal } from '../../../../t
 import { get, login, sessionCookie, startInstance, type Instance } from './redis-servers.js'
 
 export const FAST = { N: 1024, r: 8, p: 1 }
-export const ADMIN_PASSWORD = 'admin-pass-0123'
+export const ADMIN_PASSWORD = 'keeper-pass-0123'
 
 /** A users.json in `dir` with alice/alice-pass (tag member); resolves with its path. */
 export async function usersFile (dir: string): Promise<string> {

@@ -32,9 +32,9 @@ test('disabled, deleted or re-passworded with the CLI on the shared file: the ol
   const cases: Array<[string, string[], string, (base: string) => Promise<void>]> = [
     ['disable', ['disable', 'alice'], '', async (base) => { t.equal((await login(base, 'alice', 'alice-pass')).status, 401, 'and cannot sign in again') }],
     ['delete', ['delete', 'alice'], '', async (base) => { t.equal((await login(base, 'alice', 'alice-pass')).status, 401, 'and cannot sign in again') }],
-    ['passwd', ['passwd', 'alice'], 'new-alice-pass\n', async (base) => {
-      await eventually(async () => (await login(base, 'alice', 'new-alice-pass')).status === 200)
-      const fresh = await signIn(base, 'alice', 'new-alice-pass')
+    ['passwd', ['passwd', 'alice'], 'replacement-pw\n', async (base) => {
+      await eventually(async () => (await login(base, 'alice', 'replacement-pw')).status === 200)
+      const fresh = await signIn(base, 'alice', 'replacement-pw')
       t.equal((await get(base, '/orders', { cookie: fresh })).status, 200, 'a sign-in with the new password works')
     }]
   ]

@@ -31,13 +31,13 @@ function build (verifier: Record<string, unknown> = {}) {
     auth: { jwt: [{ name: 'main', secret: SECRET, algorithm: 'HS256', ...verifier }] },
     users: new MemoryUserStore({ scrypt: { N: 1024, r: 8, p: 1 } }),
     tokens: new MemoryApiKeyStore(),
-    adminPassword: 'admin-password',
+    adminPassword: 'gatekeeper-pass',
     login: true
   })
 }
 
 async function adminCookie (server: AppServer): Promise<string> {
-  const login = await server.inject({ method: 'POST', url: '/_server/login', payload: { identity: 'admin', password: 'admin-password' } })
+  const login = await server.inject({ method: 'POST', url: '/_server/login', payload: { identity: 'admin', password: 'gatekeeper-pass' } })
   return String(login.headers['set-cookie']).split(';')[0]!
 }
 
@@ -48,7 +48,7 @@ test('a default HS256 verifier: tags:["SUPERADMIN"] can neither use the admin AP
   const list = await server.inject({ url: '/_server/users', headers: mallory })
   t.equal(list.statusCode, 403)
   t.equal(list.json().code, 'GATEHOUSE_CORE_FORBIDDEN')
-  const create = await server.inject({ method: 'POST', url: '/_server/users', headers: mallory, payload: { identity: 'mallory', password: 'mallory-password', tags: ['SUPERADMIN'] } })
+  const create = await server.inject({ method: 'POST', url: '/_server/users', headers: mallory, payload: { identity: 'mallory', password: 'takeover-pw', tags: ['SUPERADMIN'] } })
   t.equal(create.statusCode, 403, 'no permanent SUPERADMIN user')
   const key = await server.inject({ method: 'POST', url: '/_server/tokens', headers: mallory, payload: { label: 'mallory', tags: ['SUPERADMIN'] } })
   t.equal(key.statusCode, 403, 'no SUPERADMIN API key')
@@ -82,8 +82,8 @@ test('admin API bodies: a tag outside the rule alphabet is a 400 naming it, and 
   const cookie = await adminCookie(server)
   const as = (method: 'POST' | 'PATCH', url: string, payload: object) => server.inject({ method, url, headers: { cookie }, payload })
   const cases: Array<[ReturnType<typeof as>, string]> = [
-    [as('POST', '/_server/users', { identity: 'bob', password: 'bob-password', tags: ['ops', 'night shift'] }), 'night shift'],
-    [as('POST', '/_server/users', { identity: 'bob', password: 'bob-password', tags: 'ops,a|b' }), 'a|b'],
+    [as('POST', '/_server/users', { identity: 'bob', password: 'night-shift-pw', tags: ['ops', 'night shift'] }), 'night shift'],
+    [as('POST', '/_server/users', { identity: 'bob', password: 'night-shift-pw', tags: 'ops,a|b' }), 'a|b'],
     [as('PATCH', '/_server/users/admin', { tags: ['SUPERADMIN', '(x)'], password: 'changed-password' }), '(x)'],
     [as('POST', '/_server/tokens', { label: 'robot', tags: ['deploy\u00a0prod'] }), 'deploy\u00a0prod']
   ]
@@ -93,7 +93,7 @@ test('admin API bodies: a tag outside the rule alphabet is a 400 naming it, and 
     t.same(res.json(), { statusCode: 400, code: 'GATEHOUSE_SERVER_INVALID_TAG', error: 'Bad Request', message: `tags: tag ${JSON.stringify(tag)} is not allowed: tags use only letters, digits and _ . : -` }, tag)
   }
   t.same((await server.inject({ url: '/_server/users', headers: { cookie } })).json().users.map((u: { identity: string, tags: string[] }) => [u.identity, u.tags]), [['admin', ['SUPERADMIN']]], 'no user added, the admin unchanged')
-  t.equal((await server.inject({ method: 'POST', url: '/_server/login', payload: { identity: 'admin', password: 'admin-password' } })).statusCode, 200, 'the refused PATCH did not change the password either')
+  t.equal((await server.inject({ method: 'POST', url: '/_server/login', payload: { identity: 'admin', password: 'gatekeeper-pass' } })).statusCode, 200, 'the refused PATCH did not change the password either')
   t.same((await server.inject({ url: '/_server/tokens', headers: { cookie } })).json().tokens, [], 'no key issued')
 })
 
@@ -130,7 +130,7 @@ async function cli (args: string[], stdin = '', cwd = process.cwd()): Promise<Ru
 
 test('CLI --tags: one line naming the tag, exit 1, nothing written', async (t) => {
   const dir = t.testdir({})
-  const user = await cli(['users', 'add', 'bob', '--tags', 'ops,night shift', '--store', dir], 'bob-password\n')
+  const user = await cli(['users', 'add', 'bob', '--tags', 'ops,night shift', '--store', dir], 'night-shift-pw\n')
   t.equal(user.code, 1)
   t.equal(user.stderr, 'gatehouse: --tags: tag "night shift" is not allowed: tags use only letters, digits and _ . : -\n')
   const key = await cli(['keys', 'issue', '--label', 'robot', '--tags', 'deploy|prod', '--store', dir])
@@ -139,7 +139,7 @@ test('CLI --tags: one line naming the tag, exit 1, nothing written', async (t) =
   t.equal(key.stdout, '', 'no key printed')
   // Nothing written: not even a store was started.
   for (const list of [['users', 'list'], ['keys', 'list']]) t.match(await cli([...list, '--json', '--store', dir]), { code: 1, stderr: /^gatehouse: no store at / })
-  const good = await cli(['users', 'add', 'bob', '--tags', 'ops, eu:west-1.a_b', '--store', dir], 'bob-password\n')
+  const good = await cli(['users', 'add', 'bob', '--tags', 'ops, eu:west-1.a_b', '--store', dir], 'night-shift-pw\n')
   t.equal(good.code, 0, good.stderr)
   t.equal(good.stderr, `gatehouse: created a new store at ${dir}\nAdded bob with tags ops,eu:west-1.a_b.\n`)
 })

@@ -20,7 +20,7 @@ function build (): AppServer {
     logger: false,
     users: { alice: { password: 'alice-Pa55word', tags: 'member' } },
     tokens: { deployer: { key: KEY, tags: 'ops' } },
-    adminPassword: 'admin-Pa55word',
+    adminPassword: 'keeper-Pa55word',
     login: true
   })
 }
@@ -36,7 +36,7 @@ const unknown = (message: string) => ({ statusCode: 400, code: 'GATEHOUSE_SERVER
 test('admin API: an unknown field is refused, naming it, and nothing is changed', async (t) => {
   const server = build()
   t.teardown(() => server.close())
-  const admin = await signIn(server, 'admin', 'admin-Pa55word')
+  const admin = await signIn(server, 'admin', 'keeper-Pa55word')
   const as = (request: InjectOptions) => server.inject({ ...request, headers: { ...SAME_ORIGIN, cookie: admin, ...request.headers } })
   const tokensBefore = (await as({ url: '/_server/tokens' })).json().tokens.length as number
 
@@ -51,7 +51,7 @@ test('admin API: an unknown field is refused, naming it, and nothing is changed'
     unknown('unknown fields "f0", "f1", "f2", "f3", "f4", "f5", "f6", "f7", "f8", "f9" and 2 more in body'))
   t.equal((await as({ url: '/_server/tokens' })).json().tokens.length, tokensBefore, 'no key was issued')
 
-  const addUser = await as({ method: 'POST', url: '/_server/users', payload: { identity: 'bob', password: 'bob-Pa55word', admin: true } })
+  const addUser = await as({ method: 'POST', url: '/_server/users', payload: { identity: 'bob', password: 'night-Pa55word', admin: true } })
   t.same(addUser.json(), unknown('unknown field "admin" in body'))
   t.equal(addUser.statusCode, 400)
   t.notOk((await as({ url: '/_server/users' })).json().users.some((u: { identity: string }) => u.identity === 'bob'), 'bob was not created')
@@ -77,7 +77,7 @@ test('admin API: an unknown field is refused, naming it, and nothing is changed'
 test('admin API: wrong types, non-object and empty bodies are 400s, never 500s', async (t) => {
   const server = build()
   t.teardown(() => server.close())
-  const admin = await signIn(server, 'admin', 'admin-Pa55word')
+  const admin = await signIn(server, 'admin', 'keeper-Pa55word')
   const headers = { ...SAME_ORIGIN, cookie: admin }
   const json = { ...headers, 'content-type': 'application/json' }
   const cases: Array<[string, InjectOptions, string, RegExp]> = [
@@ -167,7 +167,7 @@ test('logout: fields are refused, and the session survives the refused request',
 test('over a real socket: the token request with "expires" is a 400 naming it', async (t) => {
   const server = build()
   t.teardown(() => server.close())
-  const admin = await signIn(server, 'admin', 'admin-Pa55word')
+  const admin = await signIn(server, 'admin', 'keeper-Pa55word')
   const base = await server.serve('127.0.0.1', 0)
   const res = await fetch(`${base}/_server/tokens`, {
     method: 'POST',
