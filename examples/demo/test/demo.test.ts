@@ -52,7 +52,7 @@ test('demo routes via inject', async (t) => {
   t.equal((await server.inject('/')).json().service, 'gatehouse demo')
   t.match((await server.inject('/')).json().try['GET /_server/account'], /^your account page/, 'the landing page links the account page')
   t.equal((await server.inject({ url: '/_server/account', headers: { accept: 'text/html' } })).headers.location, '/_server/login_page?next=%2F_server%2Faccount', 'which sends browsers to sign in first')
-  const signIn = await server.inject({ method: 'POST', url: '/_server/login', payload: { identity: 'admin', password: 'demo-admin-pass' } })
+  const signIn = await server.inject({ method: 'POST', url: '/_server/login', payload: { identity: 'admin', password: 'demo-keeper-pass' } })
   const account = await server.inject({ url: '/_server/account', headers: { accept: 'text/html', cookie: String(signIn.headers['set-cookie']).split(';')[0] } })
   t.equal(account.statusCode, 200)
   t.match(account.body, '<dt>Identity</dt><dd>admin</dd>', 'and shows the admin theirs')
