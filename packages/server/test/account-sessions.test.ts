@@ -143,6 +143,9 @@ test('revoking needs a recent sign-in (listing does not)', async (t) => {
     t.equal(res.json().code, 'GATEHOUSE_CORE_REAUTHENTICATE')
     t.match(res.headers['www-authenticate'], /max_age="600"/)
   }
+  const form = await server.inject({ method: 'POST', url: `/_server/account/sessions/${target}/revoke`, headers: { cookie: mine, 'content-type': 'application/x-www-form-urlencoded', accept: 'text/html' }, payload: '' })
+  t.equal(form.statusCode, 303, 'a browser form is sent to sign in again')
+  t.match(form.headers.location, /&reauth=1$/)
   t.equal(await whoami(server, other), 'alice', 'nothing was revoked')
 })
 

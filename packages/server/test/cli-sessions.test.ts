@@ -61,7 +61,7 @@ test('without a shared session store: one line naming why, exit 1, nothing opene
   t.equal((await cli(['users', 'signout', 'alice', '--json', '--store', dir])).code, 2, 'signout takes no --json')
   t.equal((await cli(['users', 'sessions', 'alice', '--store', dir, '--database', 'postgres://x@127.0.0.1/x'])).code, 2, 'two stores: usage')
   // A folder store: disable still works and ends nothing here (the servers end the sessions on the next request).
-  t.equal((await cli(['users', 'add', 'carol', '--store', dir], { stdin: 'carol-password-1\n' })).code, 0)
+  t.equal((await cli(['users', 'add', 'carol', '--store', dir], { stdin: 'quiet-meadow-5521\n' })).code, 0)
   t.equal((await cli(['users', 'disable', 'carol', '--store', dir])).stderr, 'Disabled carol.\n')
 })
 
@@ -101,8 +101,8 @@ test('Redis sessions from a config file: list, sign out, and disable/delete/pass
   t.equal(await whoIs(base, bob), 'bob')
   t.equal((await cli(['users', 'signout', 'alice', ...config], { cwd: dir })).stderr, 'Signed alice out: 0 sessions ended.\n')
 
-  for (const [action, stdin, said] of [['passwd', 'alice-new-pass-1\n', 'Password of alice changed.'], ['disable', '', 'Disabled alice.'], ['delete', '', 'Deleted alice.']] as const) {
-    const password = action === 'passwd' ? 'alice-pass' : 'alice-new-pass-1'
+  for (const [action, stdin, said] of [['passwd', 'silver-harbor-8812\n', 'Password of alice changed.'], ['disable', '', 'Disabled alice.'], ['delete', '', 'Deleted alice.']] as const) {
+    const password = action === 'passwd' ? 'alice-pass' : 'silver-harbor-8812'
     if (action === 'delete') t.equal((await cli(['users', 'enable', 'alice', ...config], { cwd: dir })).code, 0, 'enabled again, to sign in')
     // The server's users.json is another process's view: it sees the CLI's last change within its watchInterval.
     await waitUntil(async () => await users.verify('alice', password) !== null, { what: 'the server to see alice\'s password and standing' })

@@ -6,7 +6,7 @@ import { hangSignal } from '../../../../test-helpers/wait.js'
 import { basic, hs256 } from './credentials.js'
 
 export const FAST = { N: 1024, r: 8, p: 1 }
-export const ADMIN_PASSWORD = 'admin-pass-0123'
+export const ADMIN_PASSWORD = 'operator-key-0123'
 export const JWT_SECRET = 'j'.repeat(40)
 /** An API key labelled alice (a separate principal from the user alice). */
 export const ALICE_KEY = `gak_00000000000000a1_${'k'.repeat(43)}`

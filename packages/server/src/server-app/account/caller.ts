@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify'
-import type { Avatar } from '@fastify-gatehouse/core'
+import { isFresh, safeNextPath, type Avatar } from '@fastify-gatehouse/core'
 import type { Session } from '@fastify-gatehouse/session'
 import { accountNotUser, GATEHOUSE_SERVER_SESSION_REQUIRED, notSignedIn } from '../../errors.js'
 import { isBrowserForm } from '../form-body.js'
@@ -33,18 +33,24 @@ export function isSessionCaller (request: FastifyRequest): boolean {
  * form: 303 to the login page). Every answer is `Cache-Control: no-store`.
  */
 export function callerGate (kind: AccountCaller, prefix: string): onRequestHookHandler {
+  // Where a form without JavaScript goes to sign in (again): the login page, back to the account page.
+  const signIn = (reauth: boolean) => `${prefix}/login_page?next=${encodeURIComponent(safeNextPath(`${prefix}/account`))}${reauth ? '&reauth=1' : ''}`
   return async function accountCaller (request: FastifyRequest, reply: FastifyReply) {
     reply.header('cache-control', 'no-store')
     const auth = request.scope.auth
+    const form = isBrowserForm(request.headers)
     if (auth === null) {
-      if (isBrowserForm(request.headers)) {
-        return reply.code(303).header('location', `${prefix}/login_page?next=${encodeURIComponent(`${prefix}/account`)}`).send()
-      }
+      if (form) return reply.code(303).header('location', signIn(false)).send()
       throw notSignedIn()
     }
     if (kind === 'signed-in') return
     if (!isSessionCaller(request)) throw accountNotUser(NOT_SESSION)
     if (kind === 'password' && request.scope.session?.via !== 'password') throw accountNotUser(NOT_PASSWORD)
+    // Core enforces the route's `fresh` next (401 to anyone else); a form
+    // post is no navigation the errors component would redirect, so its
+    // stale caller is sent to sign in again here.
+    const fresh = (request.routeOptions.config as { fresh?: unknown }).fresh
+    if (form && typeof fresh === 'number' && !isFresh(auth, fresh, Date.now())) return reply.code(303).header('location', signIn(true)).send()
   }
 }
 
