@@ -11,12 +11,9 @@ const BASE = 'http://gatehouse.invalid'
 // percent-encoding do not matter: routers may ignore the one, do decode the other.
 // D-ERRORS-11: no `_server` path is a `next`; D-PAGE-08: but for its one
 // page to come back to, the account page, given as its canonical path
-// without a query (its query only carries the message of a form just
-// posted); its endpoints (`/_server/account/password`…, a form refused for
-// an old sign-in) lead back to it too.
+// without a query (its query only carries the message of a form just posted).
 const SERVER_APP = /^\/_server(?:\/|$)/i
 const ACCOUNT_PAGE = '/_server/account'
-const ACCOUNT_AREA = /^\/_server\/account(?:\/|$)/
 
 function isSafePath (value: string): boolean {
   return value.startsWith('/') &&
@@ -36,8 +33,8 @@ function isSafePath (value: string): boolean {
  * both as given and after one percent-decoding, so `/%2F/evil` and
  * `%2F%2Fevil` are refused too. Also gives `/` for a path of the `_server`
  * app (`/_server`, `/_server/…`, in any case or encoding): none is a page
- * to come back to after signing in, except the account page: a path of
- * `/_server/account` or under it gives `/_server/account` (no query).
+ * to come back to after signing in, except the account page,
+ * `/_server/account` (returned as that, without its query).
  */
 export function safeNextPath (next: unknown): string {
   if (typeof next !== 'string' || next.length > MAX_LENGTH || !isSafePath(next)) return '/'
@@ -56,7 +53,7 @@ export function safeNextPath (next: unknown): string {
   const path = url.pathname + url.search + url.hash
   if (!isSafePath(path)) return '/'
   const decodedPathname = decodedPath(url.pathname)
-  if (ACCOUNT_AREA.test(decodedPathname)) return ACCOUNT_PAGE
+  if (decodedPathname === ACCOUNT_PAGE) return ACCOUNT_PAGE
   if (SERVER_APP.test(decodedPathname)) return '/'
   return path
 }

@@ -7,13 +7,6 @@ import { renderForbiddenPage } from './forbidden-page.js'
 import { loginUrl } from './login-url.js'
 import { resolveErrorsOptions, type ErrorsOptions } from './options.js'
 
-/** A form a page posted (no script), from a browser that wants a page back. */
-function isBrowserForm (method: string, contentType: string | undefined, accept: string | undefined): boolean {
-  const type = (contentType ?? '').toLowerCase()
-  return method === 'POST' && (type.startsWith('application/x-www-form-urlencoded') || type.startsWith('multipart/form-data')) &&
-    acceptsHtml(accept) && !acceptsJson(accept)
-}
-
 // A route rule's refusal: the page's own sentence says it all.
 const FORBIDDEN = 'GATEHOUSE_CORE_FORBIDDEN'
 
@@ -81,16 +74,9 @@ export const errors: FastifyPluginAsync<ErrorsOptions> = async function errors (
     if (opts.login && pathWithoutQuery(request.url) !== opts.loginPage &&
       (statusCode === 401 || (statusCode === 403 && caller === null))) {
       // reauth=1 tells the login page the caller is signed in, but too long ago; an anonymous caller just signs in.
-      const reauth = maxAge !== undefined && caller !== null
-      login = loginUrl(opts.loginPage, request.url, reauth)
+      login = loginUrl(opts.loginPage, request.url, maxAge !== undefined && caller !== null)
       if (navigation) {
         reply.code(302).header('location', login).header('cache-control', 'no-store').send()
-        return
-      }
-      // D-PAGE-16: a page's form sent after the sign-in grew too old goes to confirm it's you, then
-      // back to the page (its fields are not replayed), rather than to a plain-text 401.
-      if (reauth && isBrowserForm(request.method, request.headers['content-type'], accept)) {
-        reply.code(303).header('location', login).header('cache-control', 'no-store').send()
         return
       }
       if (statusCode !== 401) login = undefined
