@@ -13,6 +13,7 @@ export class DemoApp extends RoutedApplication {
       service: 'gatehouse demo',
       you: request.scope.auth,
       try: {
+        'GET /_server/account': 'your account page: who you are, change your password, where you are signed in, sign out (sign in first)',
         'GET /admin': 'needs the admin tag: sign in at /_server/login_page, or send the printed API key as a bearer token',
         'GET /boom': 'throws: a 500 that leaks nothing, and an ERROR access line',
         'GET /teapot': 'an HttpError'

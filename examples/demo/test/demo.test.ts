@@ -50,6 +50,12 @@ test('demo routes via inject', async (t) => {
   t.teardown(() => demo.close())
   const { server } = demo
   t.equal((await server.inject('/')).json().service, 'gatehouse demo')
+  t.match((await server.inject('/')).json().try['GET /_server/account'], /^your account page/, 'the landing page links the account page')
+  t.equal((await server.inject({ url: '/_server/account', headers: { accept: 'text/html' } })).headers.location, '/_server/login_page?next=%2F_server%2Faccount', 'which sends browsers to sign in first')
+  const signIn = await server.inject({ method: 'POST', url: '/_server/login', payload: { identity: 'admin', password: 'demo-keeper-pass' } })
+  const account = await server.inject({ url: '/_server/account', headers: { accept: 'text/html', cookie: String(signIn.headers['set-cookie']).split(';')[0] } })
+  t.equal(account.statusCode, 200)
+  t.match(account.body, '<dt>Identity</dt><dd>admin</dd>', 'and shows the admin theirs')
   t.same((await server.inject('/boom')).json(), { statusCode: 500, error: 'Internal Server Error', message: 'Internal Server Error' })
   t.equal((await server.inject({ url: '/teapot', headers: { accept: 'text/html' } })).body, "418 I'm a Teapot: This server brews tea only")
   t.equal((await server.inject({ url: '/admin', headers: { accept: 'text/html' } })).headers.location, '/_server/login_page?next=%2Fadmin', 'browsers are sent to sign in')

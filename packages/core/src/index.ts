@@ -42,6 +42,7 @@ export {
   TOKEN_PATTERN
 } from './http-syntax.js'
 export { sha256 } from './digest.js'
+export { escapeHtml, PAGE_HEADERS } from './html.js'
 export { LruMap } from './lru-map.js'
 export { isPlainObject } from './plain-object.js'
 export { isThenable } from './maybe-promise.js'

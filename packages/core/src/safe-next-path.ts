@@ -9,8 +9,11 @@ const BASE = 'http://gatehouse.invalid'
 // page itself: after signing in, none is a place to land (a failed
 // `POST /_server/login` would send the browser to a 404). Case and
 // percent-encoding do not matter: routers may ignore the one, do decode the other.
-// D-ERRORS-11: no `_server` path is a `next`.
+// D-ERRORS-11: no `_server` path is a `next`; D-PAGE-08: but for its one
+// page to come back to, the account page, given as its canonical path
+// without a query (its query only carries the message of a form just posted).
 const SERVER_APP = /^\/_server(?:\/|$)/i
+const ACCOUNT_PAGE = '/_server/account'
 
 function isSafePath (value: string): boolean {
   return value.startsWith('/') &&
@@ -30,7 +33,8 @@ function isSafePath (value: string): boolean {
  * both as given and after one percent-decoding, so `/%2F/evil` and
  * `%2F%2Fevil` are refused too. Also gives `/` for a path of the `_server`
  * app (`/_server`, `/_server/…`, in any case or encoding): none is a page
- * to come back to after signing in.
+ * to come back to after signing in, except the account page,
+ * `/_server/account` (returned as that, without its query).
  */
 export function safeNextPath (next: unknown): string {
   if (typeof next !== 'string' || next.length > MAX_LENGTH || !isSafePath(next)) return '/'
@@ -47,7 +51,10 @@ export function safeNextPath (next: unknown): string {
   const url = new URL(next, BASE)
   if (url.origin !== BASE) return '/'
   const path = url.pathname + url.search + url.hash
-  if (!isSafePath(path) || SERVER_APP.test(decodedPath(url.pathname))) return '/'
+  if (!isSafePath(path)) return '/'
+  const decodedPathname = decodedPath(url.pathname)
+  if (decodedPathname === ACCOUNT_PAGE) return ACCOUNT_PAGE
+  if (SERVER_APP.test(decodedPathname)) return '/'
   return path
 }
 

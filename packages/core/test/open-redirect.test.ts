@@ -37,3 +37,15 @@ test('safeNextPath never names a /_server route: they are POST endpoints, APIs a
   // Only the /_server segment itself, not a look-alike.
   for (const next of ['/_servers', '/_server-status', '/app/_server/login', '/_serverless?x=1']) t.equal(safeNextPath(next), next, next)
 })
+
+test('safeNextPath keeps the account page, the one /_server page to come back to, without its query', async (t) => {
+  for (const next of ['/_server/account', '/_server/account?done=password', '/_server/%61ccount', '/_server/x/../account', '/_server/account#top']) {
+    t.equal(safeNextPath(next), '/_server/account', JSON.stringify(next))
+  }
+  for (const next of [
+    '/_server/account/', '/_server/accounts', '/_server/account.js', '/_server/account/me', '/_server/account/password',
+    '/_SERVER/account', '/_server/Account', '//_server/account', '/_server/account/../login'
+  ]) {
+    t.equal(safeNextPath(next), '/', JSON.stringify(next))
+  }
+})

@@ -12,6 +12,14 @@ export interface ErrorsOptions {
   login?: boolean
   /** Where browsers are sent to sign in. Default: `/_server/login_page`. */
   loginPage?: string
+  /**
+   * Where the 403 page's sign-out forms post (login on: a signed-in browser
+   * refused by a route rule gets that page). It must sign out and, given a
+   * `next` field, go to the login page with it. Default: `/_server/account/logout`.
+   */
+  logoutAction?: string
+  /** The stylesheet of the 403 page (a file: the page's CSP forbids inline styles). Default: `/_server/login.css`. */
+  stylesheet?: string
   /** Realm of the challenge added to a 401 that carries none (login on). Default: `gatehouse`. */
   realm?: string
   /** Answer unmatched routes with this component's 404. Default: `true`. */
@@ -23,6 +31,8 @@ export interface ResolvedErrorsOptions {
   readonly debug: boolean
   readonly login: boolean
   readonly loginPage: string
+  readonly logoutAction: string
+  readonly stylesheet: string
   readonly realm: string
   readonly notFound: boolean
 }
@@ -31,14 +41,21 @@ export const defaults: ResolvedErrorsOptions = Object.freeze({
   debug: false,
   login: false,
   loginPage: '/_server/login_page',
+  logoutAction: '/_server/account/logout',
+  stylesheet: '/_server/login.css',
   realm: 'gatehouse',
   notFound: true
 })
 
+// A path of this origin: one leading slash (not `//` or `/\`), no query, no space.
+const LOCAL_PATH = '^/(?![/\\\\])[^\\s?#]*$'
+
 export const errorsOptionsSchema = Type.Object({
   debug: Type.Optional(Type.Boolean()),
   login: Type.Optional(Type.Boolean()),
-  loginPage: Type.Optional(Type.String({ pattern: '^/(?![/\\\\])[^\\s?#]*$' })),
+  loginPage: Type.Optional(Type.String({ pattern: LOCAL_PATH })),
+  logoutAction: Type.Optional(Type.String({ pattern: LOCAL_PATH })),
+  stylesheet: Type.Optional(Type.String({ pattern: LOCAL_PATH })),
   realm: Type.Optional(Type.String({ pattern: NO_CONTROL_CHARACTERS_PATTERN })),
   notFound: Type.Optional(Type.Boolean())
 }, { additionalProperties: false })

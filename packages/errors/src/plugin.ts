@@ -1,10 +1,14 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
-import { errorForLog, formatChallenge, pathWithoutQuery, reauthenticateChallenge, ReauthenticateError, Redirect, redactPath, redactText } from '@fastify-gatehouse/core'
+import { errorForLog, formatChallenge, PAGE_HEADERS, pathWithoutQuery, reauthenticateChallenge, ReauthenticateError, Redirect, redactPath, redactText, safeNextPath } from '@fastify-gatehouse/core'
 import { acceptsHtml, acceptsJson } from './accept.js'
 import { describeError } from './describe-error.js'
 import { GATEHOUSE_ERRORS_NOT_FOUND } from './errors.js'
+import { renderForbiddenPage } from './forbidden-page.js'
 import { loginUrl } from './login-url.js'
 import { resolveErrorsOptions, type ErrorsOptions } from './options.js'
+
+// A route rule's refusal: the page's own sentence says it all.
+const FORBIDDEN = 'GATEHOUSE_CORE_FORBIDDEN'
 
 // Headers an error may not carry over: the body is rewritten here.
 const BODY_HEADERS = new Set(['content-type', 'content-length', 'content-encoding', 'transfer-encoding'])
@@ -56,12 +60,21 @@ export const errors: FastifyPluginAsync<ErrorsOptions> = async function errors (
     const accept = request.headers.accept
     // D-ERRORS-04: a navigation is a GET or HEAD listing text/html; form POSTs are not (the body would be lost).
     const navigation = (request.method === 'GET' || request.method === 'HEAD') && acceptsHtml(accept)
+    const caller = request.scope?.auth ?? null
+    // D-PAGE-07: a signed-in browser refused a page is told who it is and offered to switch account.
+    if (opts.login && statusCode === 403 && caller !== null && navigation && !acceptsJson(accept)) {
+      applyHeaders(reply, described.headers)
+      const detail = described.code === FORBIDDEN ? null : described.message
+      const page = { identity: caller.identity, detail, logoutAction: opts.logoutAction, next: safeNextPath(request.url), stylesheet: opts.stylesheet }
+      reply.code(403).headers(PAGE_HEADERS).type('text/html; charset=utf-8').send(renderForbiddenPage(page))
+      return
+    }
     let login: string | undefined
     // D-ERRORS-06: never to the login page itself; D-ERRORS-04: a 403 only when anonymous (no loop).
     if (opts.login && pathWithoutQuery(request.url) !== opts.loginPage &&
-      (statusCode === 401 || (statusCode === 403 && request.scope?.auth == null))) {
+      (statusCode === 401 || (statusCode === 403 && caller === null))) {
       // reauth=1 tells the login page the caller is signed in, but too long ago; an anonymous caller just signs in.
-      login = loginUrl(opts.loginPage, request.url, maxAge !== undefined && request.scope?.auth != null)
+      login = loginUrl(opts.loginPage, request.url, maxAge !== undefined && caller !== null)
       if (navigation) {
         reply.code(302).header('location', login).header('cache-control', 'no-store').send()
         return

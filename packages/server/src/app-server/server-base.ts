@@ -31,6 +31,9 @@ export interface ServerAuthParts {
   close?: () => Promise<void>
 }
 
+/** Where AppServer mounts the `_server` app. */
+const SERVER_PREFIX = '/_server'
+
 function isLogger (value: unknown): value is FastifyBaseLogger {
   return typeof value === 'object' && value !== null && typeof (value as { info?: unknown }).info === 'function'
 }
@@ -155,7 +158,9 @@ export class ServerBase {
     const { middleware } = options
     const errors = typeof middleware.errors === 'object' ? middleware.errors : {}
     // The caller's errors options win over the server's login and debug.
-    const errorsExtra = Object.fromEntries(Object.entries({ login: options.login, debug: options.debug }).filter(([key]) => !Object.hasOwn(errors, key)))
+    // The pages the errors component links to are the `_server` app's (D-PAGE-04): it does not depend on this package.
+    const serverPages = { loginPage: `${SERVER_PREFIX}/login_page`, logoutAction: `${SERVER_PREFIX}/account/logout`, stylesheet: `${SERVER_PREFIX}/login.css` }
+    const errorsExtra = Object.fromEntries(Object.entries({ login: options.login, debug: options.debug, ...serverPages }).filter(([key]) => !Object.hasOwn(errors, key)))
     // Password sessions follow their user (disabled, deleted, re-tagged, new password): D-SESSION-10.
     // D-SERVER-04: errors and session are always on; login defaults to false.
     const sessionSetting = middleware.session ?? (options.session as Record<string, unknown> | undefined) ?? true
@@ -178,7 +183,7 @@ export class ServerBase {
     methods.push(...oidcMethods)
     await middlewareChain(app, recipe, { components: options.components ?? allComponents })
     await app.register(serverApp, {
-      prefix: '/_server',
+      prefix: SERVER_PREFIX,
       methods,
       ...(account === undefined ? {} : { account }),
       passwordPolicy: passwordPolicy ?? passwordPolicyDefaults,

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify'
 import { safeNextPath } from '@fastify-gatehouse/core'
 import type { LoginMethodDescription } from './auth-method.js'
 import { escapeHtml, PAGE_HEADERS } from './html.js'
+import { renderPage } from './page.js'
 import { LOGIN_CSS, LOGIN_JS } from './login-page-assets.js'
 
 // Messages for the no-JavaScript flow, chosen by a fixed code: nothing from
@@ -12,20 +13,33 @@ const MESSAGES: Readonly<Record<string, string>> = {
   missing: 'Enter your identity and password.'
 }
 
-function render (mountPath: string, methods: readonly LoginMethodDescription[], next: string, errorCode: unknown, retry: unknown, reauth: boolean): string {
+/** Who the page is for: `signedInAs` when a browser that is signed in comes here; `reauth` when a route asked for a recent sign-in. */
+interface LoginPageRequest {
+  readonly next: string
+  readonly errorCode: unknown
+  readonly retry: unknown
+  readonly signedInAs: string | null
+  readonly reauth: boolean
+}
+
+function render (prefix: string, methods: readonly LoginMethodDescription[], request: LoginPageRequest): string {
+  const { next, errorCode, retry, signedInAs, reauth } = request
   let message = typeof errorCode === 'string' ? MESSAGES[errorCode] ?? '' : ''
   // The lockout wait: digits only, so nothing else from the URL is shown.
   if (errorCode === 'locked' && typeof retry === 'string' && /^\d{1,6}$/.test(retry)) message = `Too many failed sign-ins. Try again in ${retry} seconds.`
   const nextParam = encodeURIComponent(next)
+  // Confirming it's you: the identity is the one signed in, the password is what is asked.
+  const known = reauth && signedInAs !== null
   const parts: string[] = []
   for (const method of methods) {
     if (method.kind === 'form') {
+      const identity = known ? ` value="${escapeHtml(signedInAs)}">` : ' autofocus>'
       parts.push(`<form id="password-form" method="post" action="${escapeHtml(method.action)}" data-next="${escapeHtml(next)}" novalidate>
   <input type="hidden" name="next" value="${escapeHtml(next)}">
   <label for="identity">Identity</label>
-  <input id="identity" name="identity" autocomplete="username" required autofocus>
+  <input id="identity" name="identity" autocomplete="username" required${identity}
   <label for="password">Password</label>
-  <input id="password" name="password" type="password" autocomplete="current-password" required>
+  <input id="password" name="password" type="password" autocomplete="current-password" required${known ? ' autofocus' : ''}>
   <button type="submit">Sign in with ${escapeHtml(method.label)}</button>
 </form>`)
     } else {
@@ -34,24 +48,25 @@ function render (mountPath: string, methods: readonly LoginMethodDescription[], 
     }
   }
   if (parts.length === 0) parts.push('<p>No sign-in method is configured.</p>')
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Sign in</title>
-<link rel="stylesheet" href="${escapeHtml(mountPath)}/login.css">
-<script src="${escapeHtml(mountPath)}/login.js" defer></script>
-</head>
-<body>
-<main>
-<h1>Sign in</h1>
-${reauth ? '<p id="reauth">Sign in again to continue.</p>\n' : ''}<p id="error" role="alert" aria-live="polite" tabindex="-1">${escapeHtml(message)}</p>
-${parts.join('\n')}
-</main>
-</body>
-</html>
-`
+  let intro = ''
+  if (reauth) {
+    // The sentence the fresh route option's tests know (a fixed one, like every message here).
+    intro = '\n<p id="reauth">Sign in again to continue.</p>'
+  } else if (signedInAs !== null) {
+    // D-PAGE-03: signed in already: go on as that identity, or sign in as another.
+    intro = `\n<p>You are signed in as <strong>${escapeHtml(signedInAs)}</strong>.</p>
+<p><a class="button" href="${escapeHtml(next)}">Continue</a></p>
+<h2>Sign in as someone else</h2>`
+  }
+  return renderPage({
+    title: reauth ? 'Confirm it\'s you' : 'Sign in',
+    prefix,
+    signedInAs,
+    script: 'login.js',
+    main: `<h1>${reauth ? 'Confirm it&#39;s you' : 'Sign in'}</h1>${intro}
+<p id="error" role="alert" aria-live="polite" tabindex="-1">${escapeHtml(message)}</p>
+${parts.join('\n')}`
+  })
 }
 
 /**
@@ -60,10 +75,15 @@ ${parts.join('\n')}
  */
 export function registerLoginPage (app: FastifyInstance, mountPath: string, methods: () => readonly LoginMethodDescription[]): void {
   app.get<{ Querystring: { next?: unknown, error?: unknown, retry?: unknown, reauth?: unknown } }>('/login_page', async (request, reply) => {
-    const next = safeNextPath(request.query.next)
-    // reauth=1: a route's `fresh` sent a signed-in caller here (errors component); a fixed sentence says why.
-    const reauth = request.query.reauth === '1'
-    return reply.headers(PAGE_HEADERS).type('text/html; charset=utf-8').send(render(mountPath, methods(), next, request.query.error, request.query.retry, reauth))
+    const { query } = request
+    const page = render(mountPath, methods(), {
+      next: safeNextPath(query.next),
+      errorCode: query.error,
+      retry: query.retry,
+      signedInAs: request.scope.auth?.identity ?? null,
+      reauth: query.reauth === '1'
+    })
+    return reply.headers(PAGE_HEADERS).type('text/html; charset=utf-8').send(page)
   })
   app.get('/login.css', async (_request, reply) => reply.header('x-content-type-options', 'nosniff').header('cache-control', 'public, max-age=3600').type('text/css; charset=utf-8').send(LOGIN_CSS))
   app.get('/login.js', async (_request, reply) => reply.header('x-content-type-options', 'nosniff').header('cache-control', 'public, max-age=3600').type('text/javascript; charset=utf-8').send(LOGIN_JS))

@@ -29,9 +29,10 @@ const MAX_TRANSACTIONS = 5
  * logged). Other callers, and other errors, go to the errors component.
  * D-OIDC-08.
  */
-function refusalPage (err: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+function refusalPage (err: unknown, request: FastifyRequest, reply: FastifyReply, prefix: string): FastifyReply {
   if (!(err instanceof HttpError) || err.code !== OIDC_FAILED || !acceptsHtml(request.headers.accept)) throw err
-  return reply.code(400).headers(PAGE_HEADERS).type('text/html; charset=utf-8').send(renderSignInFailed(err.message))
+  const page = renderSignInFailed(err.message, prefix, request.scope.auth?.identity ?? null)
+  return reply.code(400).headers(PAGE_HEADERS).type('text/html; charset=utf-8').send(page)
 }
 
 /**
@@ -121,7 +122,7 @@ export class OidcMethod implements AuthMethod {
       }
       app.get<{ Params: { method: string }, Querystring: { next?: unknown } }>('/auth/:method/start', (request, reply) => method(request.params.method).#start(request, reply))
       app.get<{ Params: { method: string }, Querystring: Record<string, string | undefined> }>('/auth/:method/callback', (request, reply) =>
-        method(request.params.method).#callback(request, reply).catch((err: unknown) => refusalPage(err, request, reply)))
+        method(request.params.method).#callback(request, reply).catch((err: unknown) => refusalPage(err, request, reply, app.prefix)))
     }
     methods.set(this.id, this)
   }

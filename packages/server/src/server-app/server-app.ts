@@ -4,11 +4,14 @@ import { resolvePasswordPolicy, type ApiKeyStore, type ResolvedPasswordPolicy, t
 import { GATEHOUSE_SERVER_INVALID_OPTIONS, GATEHOUSE_SERVER_SESSION_REQUIRED } from '../errors.js'
 import { registerAdminSessions } from './account/admin-sessions.js'
 import { resolveAccountOptions, type AccountOptions } from './account/options.js'
+import { registerAccountLogout } from './account/logout.js'
 import { registerAccount } from './account/register.js'
+import { registerAccountPage } from './account-page/register.js'
 import { registerAdminApi } from './admin-api.js'
 import type { AuthMethod } from './auth-method.js'
 import { acceptFormBodies, isBrowserForm } from './form-body.js'
 import { registerLoginPage } from './login-page.js'
+import { registerLogoutPage } from './logout-page.js'
 import { PasswordMethod } from './password-method.js'
 import { strictBodies } from './strict-bodies.js'
 
@@ -70,9 +73,15 @@ export const serverApp: FastifyPluginAsync<ServerAppOptions> = async function se
   for (const method of options.methods ?? []) await method.register(app)
   // On by default wherever someone can sign in (docs/wip/account-decisions.md); the options are checked even when off.
   const account = resolveAccountOptions(options.account)
-  if (account !== false && (options.account !== undefined || (options.methods ?? []).length > 0)) {
+  const accountOn = account !== false && (options.account !== undefined || (options.methods ?? []).length > 0)
+  registerLogoutPage(app, accountOn)
+  if (accountOn) {
     const password = (options.methods ?? []).find((method): method is PasswordMethod => method instanceof PasswordMethod)
     await registerAccount(app, { ...account, passwords: password?.passwords, policy: passwordPolicy })
+    registerAccountPage(app, { freshFor: account.freshFor, passwordChange: password !== undefined, policy: passwordPolicy })
+  } else {
+    // D-PAGE-01: every page's sign-out form posts here, account endpoints or not.
+    registerAccountLogout(app, app.prefix)
   }
   if (options.admin !== undefined) {
     registerAdminApi(app, options.admin.users, options.admin.tokens, passwordPolicy)
