@@ -61,7 +61,7 @@ ${parts.join('\n')}
 export function registerLoginPage (app: FastifyInstance, mountPath: string, methods: () => readonly LoginMethodDescription[]): void {
   app.get<{ Querystring: { next?: unknown, error?: unknown, retry?: unknown, reauth?: unknown } }>('/login_page', async (request, reply) => {
     const next = safeNextPath(request.query.next)
-    // reauth=1: a route's `fresh` sent a signed-in caller here (errors component); a fixed sentence says why.
+    // reauth=1: a route's `fresh` sent a signed-in caller here (errors component); a fixed sentence says why (D-ERRORS-12).
     const reauth = request.query.reauth === '1'
     return reply.headers(PAGE_HEADERS).type('text/html; charset=utf-8').send(render(mountPath, methods(), next, request.query.error, request.query.retry, reauth))
   })
