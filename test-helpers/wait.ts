@@ -38,7 +38,7 @@ export interface WaitOptions {
  */
 export async function waitUntil (condition: () => boolean | Promise<boolean>, options: WaitOptions = {}): Promise<number> {
   const { ceilingMs = HANG_CEILING_MS, everyMs = 10, what = 'a condition' } = options
-  // Not Date.now(): a test that fakes it (clock.ts, fakeDateNow) still gets its ceiling.
+  // Not Date.now(): a test that fakes it (clock.ts, fakeDateNow) still gets its ceiling (D-TOOLING-21).
   const start = performance.now()
   while (!(await condition())) {
     if (performance.now() - start > ceilingMs) throw new Error(`waited ${ceilingMs} ms for ${what}: it never came (a hang; GATEHOUSE_TEST_CEILING_MS sets the ceiling)`)

@@ -5,7 +5,7 @@
 // characters (Unicode code points, as the policy counts them; shorter ones
 // are refused by the length rule anyway), lower-cased (the policy compares
 // in lower case), first occurrence only, one a line, LF endings. See
-// data/README.txt for the source and its licence.
+// data/README.txt for the source and its licence. D-PASSWORD-01.
 //
 //   node packages/auth/scripts/common-passwords.mjs <passwords.json> [<out>]
 //

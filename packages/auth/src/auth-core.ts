@@ -19,6 +19,7 @@ function namesBearer (header: string): boolean {
 
 // Basic sends the password with every request: its caller proved who they
 // are just now. The backend's avatars are shared; each request gets its own.
+// API keys and static tokens leave it null: never a sign-in (D-AUTH-29).
 function signedInAt (avatar: Avatar, now: number): Avatar {
   return new Avatar(avatar.identity, { tags: avatar.tags, backend: avatar.backend, authenticatedAt: now })
 }

@@ -96,6 +96,7 @@ const list = (v: string | readonly string[] | undefined): readonly string[] | un
  * When the token says its subject signed in (OIDC Core's `auth_time`, in
  * seconds), in ms; `null` without one: the token's issue time says nothing
  * about the sign-in, so such a caller is never fresh.
+ * D-AUTH-30.
  */
 function authTime (claim: unknown): number | null {
   const at = typeof claim === 'number' ? claim * 1000 : Number.NaN

@@ -7,7 +7,7 @@ import { GATEHOUSE_AUTH_INVALID_CONFIG } from './errors.js'
 // printable Unicode, spaces included, and checked exactly as given (no
 // trimming, no case change, no truncation). Applied where a password is
 // set, never at sign-in: a weaker password set before keeps working until
-// it is changed.
+// it is changed (D-PASSWORD-03, D-PASSWORD-04).
 
 /** Options of the password policy; every key is optional. */
 export interface PasswordPolicy {
@@ -41,6 +41,7 @@ export interface PasswordProblem {
 
 // Bounds of the options. The top of maxLength keeps every allowed password
 // under the 1024 UTF-16 units the login endpoint reads (two per code point at most).
+// D-PASSWORD-02.
 const MIN_LENGTH_FLOOR = 8
 const MIN_LENGTH_TOP = 64
 const MAX_LENGTH_FLOOR = 64
@@ -89,20 +90,24 @@ let common: ReadonlySet<string> | undefined
  * The shipped list (data/common-passwords.txt: the 17 950 passwords of 8
  * or more characters among the 49 233 most common, lower-cased), read once,
  * on first use.
+ * D-PASSWORD-01.
  */
 function commonPasswords (): ReadonlySet<string> {
   common ??= new Set(readFileSync(new URL('../data/common-passwords.txt', import.meta.url), 'utf8').split('\n').filter((line) => line !== ''))
   return common
 }
 
-/** Whether `password` is one of the common passwords, in any letter case. */
+/**
+ * Whether `password` is one of the common passwords, in any letter case.
+ * D-PASSWORD-05.
+ */
 export function isCommonPassword (password: string): boolean {
   const list = commonPasswords()
   return list.has(password) || list.has(password.toLowerCase())
 }
 
 // C0 and C1 controls, DEL, and UTF-16 halves without their other half
-// (they cannot be stored or typed back the same).
+// (they cannot be stored or typed back the same). D-PASSWORD-07.
 // eslint-disable-next-line no-control-regex -- the control characters are the point
 const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/
 
@@ -110,6 +115,7 @@ const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f]|[\ud800-\udbff](?![\udc00-\udf
  * The words of an identity that a password must not contain: the identity
  * itself and, for an email address, the part before the `@`; only those of
  * 3 characters or more (a password may well contain "jo").
+ * D-PASSWORD-06.
  */
 function identityWords (identity: string): string[] {
   const lower = identity.toLowerCase()

@@ -1,5 +1,6 @@
 // The password policy (ASVS 5.0 §6.2): each rule, the bounds of its
 // options, the shipped list, and that a password is taken exactly as given.
+// D-PASSWORD-01 to D-PASSWORD-07.
 import { test } from 'tap'
 import fs from 'node:fs'
 import { readFile } from 'node:fs/promises'

@@ -1,6 +1,7 @@
 // The file stores' lock (src/stores/file-lock.ts): who may take a stale lock
 // over, and what a holder that lost its lock does. Races are stopped at the
 // exact step with fs hooks (helpers/fs-hooks.ts), never by timing.
+// D-AUTH-32 to D-AUTH-36.
 import { test } from 'tap'
 import { spawn, spawnSync } from 'node:child_process'
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, utimesSync, writeFileSync } from 'node:fs'

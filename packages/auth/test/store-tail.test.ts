@@ -1,4 +1,4 @@
-// A last line without its \n, found by a writer under the lock (D-AUTH-23):
+// A last line without its \n, found by a writer under the lock (D-AUTH-23, D-AUTH-35):
 // a write cut short, or one still under way by a holder whose lock was
 // taken over. Truncated only once the file has been still for 10 s; taken
 // back at once by a writer whose own write failed.

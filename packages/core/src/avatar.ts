@@ -32,7 +32,7 @@ export class Avatar {
   readonly backend: string
   readonly #tagSet: ReadonlySet<string>
   // A getter, not an own field: the avatar's own properties, what spreads and
-  // deep comparisons see, stay identity, tags and backend.
+  // deep comparisons see, stay identity, tags and backend (D-AUTH-31).
   readonly #authenticatedAt: number | null
 
   constructor (identity: string, init: AvatarInit) {
@@ -69,7 +69,7 @@ export class Avatar {
     return this.#tagSet.has(tag)
   }
 
-  // authenticatedAt stays out of the documented shape: apps that return or log an avatar show what they showed before.
+  // authenticatedAt stays out of the documented shape: apps that return or log an avatar show what they showed before (D-AUTH-31).
   toJSON (): { identity: string, tags: readonly string[], backend: string } {
     return { identity: this.identity, tags: this.tags, backend: this.backend }
   }

@@ -47,6 +47,7 @@ export function reauthenticateChallenge (realm: string, maxAge: number): string 
  * `maxAge` seconds (its `fresh` option) and the caller's is older, unknown
  * or absent. Carries the RFC 9470 challenge (realm `gatehouse`); the errors
  * component writes it with its own realm and sends browsers to sign in again.
+ * D-ERRORS-13.
  */
 export class ReauthenticateError extends HttpError {
   /** The route's `fresh`, in seconds: how recent a sign-in must be. */

@@ -17,6 +17,7 @@ declare module 'fastify' {
      * How recent the caller's sign-in must be, in seconds (1 to one year):
      * a caller whose `authenticatedAt` is older, unknown (API keys) or absent
      * gets 401 `GATEHOUSE_CORE_REAUTHENTICATE`. Checked right after `authRule`.
+     * D-RULES-09: a route option, not rule syntax.
      */
     fresh?: number
   }
@@ -35,7 +36,7 @@ declare module 'fastify' {
 // compiled the GET route a HEAD route is copied from (shared-identity.ts).
 const enforcers = processWide('core.ruleEnforcers.v1', () => new WeakSet<onRequestHookHandler>())
 // The enforcers that check `fresh` too (a copy that predates it adds its
-// enforcers to the set above only).
+// enforcers to the set above only). D-ERRORS-13.
 const freshEnforcers = processWide('core.freshEnforcers.v1', () => new WeakSet<onRequestHookHandler>())
 
 /**
@@ -73,7 +74,7 @@ function routeOption (route: RouteOptions, name: 'authRule' | 'fresh', fail: (va
   if (fromConfig !== undefined && shorthand !== undefined && fromConfig !== shorthand) {
     throw fail(`${shown(fromConfig)} / ${shown(shorthand)}`)
   }
-  // A null fresh is refused, not read as "none"; authRule keeps its older reading of null as absent.
+  // A null fresh is refused, not read as "none" (D-RULES-09); authRule keeps its older reading of null as absent.
   return name === 'fresh' && fromConfig !== undefined ? fromConfig : fromConfig ?? shorthand
 }
 
@@ -82,7 +83,8 @@ function routeOption (route: RouteOptions, name: 'authRule' | 'fresh', fail: (va
  * once and puts their check first among the route's own `onRequest` hooks:
  * Fastify runs those after every instance-level `onRequest` hook (auth,
  * session), and before the body is parsed. The rule is checked first, so
- * a caller who may never call the route gets 403, not an invitation to sign in.
+ * a caller who may never call the route gets 403, not an invitation to sign in
+ * (D-RULES-10).
  * D-RULES-01: enforced by core, so a rule holds even with auth off (403).
  */
 export function enforceRouteRules (app: FastifyInstance): void {

@@ -1,5 +1,6 @@
 // The `fresh` route option (issue 16, item 5): how recent the caller's
 // sign-in must be. Compiled at boot like authRule, checked right after it.
+// D-RULES-09, D-RULES-10, D-ERRORS-13.
 import { test, type Test } from 'tap'
 import Fastify from 'fastify'
 import { Avatar, isFresh, MAX_FRESH_SECONDS, middlewareChain, ReauthenticateError, trackRouteRules } from '@fastify-gatehouse/core'

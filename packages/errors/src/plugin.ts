@@ -48,7 +48,8 @@ export const errors: FastifyPluginAsync<ErrorsOptions> = async function errors (
 
     const described = describeError(thrown)
     const { statusCode } = described
-    // The route's `fresh` asks for a more recent sign-in (RFC 9470).
+    // The route's `fresh` asks for a more recent sign-in (RFC 9470): its challenge
+    // in this component's realm, max_age in the body (D-ERRORS-13).
     const maxAge = thrown instanceof ReauthenticateError ? thrown.maxAge : undefined
     if (statusCode >= 500) {
       const err = errorForLog(thrown)
@@ -73,7 +74,7 @@ export const errors: FastifyPluginAsync<ErrorsOptions> = async function errors (
     // D-ERRORS-06: never to the login page itself; D-ERRORS-04: a 403 only when anonymous (no loop).
     if (opts.login && pathWithoutQuery(request.url) !== opts.loginPage &&
       (statusCode === 401 || (statusCode === 403 && caller === null))) {
-      // reauth=1 tells the login page the caller is signed in, but too long ago; an anonymous caller just signs in.
+      // D-ERRORS-12: reauth=1 tells the login page the caller is signed in, but too long ago; an anonymous caller just signs in.
       login = loginUrl(opts.loginPage, request.url, maxAge !== undefined && caller !== null)
       if (navigation) {
         reply.code(302).header('location', login).header('cache-control', 'no-store').send()

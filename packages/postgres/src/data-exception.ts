@@ -16,6 +16,7 @@ export function isDataException (err: unknown): boolean {
  * record: `keys[3] (0123…)`, `user alice`) and the SQLSTATE only, without
  * the driver's error as cause: PostgreSQL's message may quote the value,
  * and the value may be a hash.
+ * D-POSTGRES-22.
  */
 export function refusedValue (what: string, err: unknown): Error {
   return new GATEHOUSE_AUTH_STORE_INPUT(`${what}: PostgreSQL refused a value (SQLSTATE ${(err as { code: string }).code})`)

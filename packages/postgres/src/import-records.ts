@@ -39,6 +39,7 @@ function calendarDay (year: number, month: number, day: number): boolean {
 // The date as PostgreSQL's timestamptz takes it: years 1 to 9999 in UTC (it
 // refuses year 0 and reads a six-digit year as an offset), so an offset that
 // moves 0001-01-01 or 9999-12-31 across the edge is refused here, not mid-import.
+// D-POSTGRES-21.
 function date (value: unknown, where: string, name: string): string {
   const parts = typeof value === 'string' ? ISO_DATE.exec(value) : null
   const ms = parts === null ? NaN : Date.parse(value as string)
@@ -179,7 +180,7 @@ const insert = async <T>(client: pg.PoolClient, table: ImportTable<T>, places: r
  * the checks let through and PostgreSQL refuses) is found again row by row
  * from a savepoint and rejects as `GATEHOUSE_AUTH_STORE_INPUT` naming the
  * record, never quoting PostgreSQL's message.
- * D-POSTGRES-13.
+ * D-POSTGRES-13, D-POSTGRES-20, D-POSTGRES-22.
  */
 export async function insertAll<T> (client: pg.PoolClient, table: ImportTable<T>): Promise<ImportCounts> {
   const names = table.records.map(table.name)

@@ -45,7 +45,7 @@ class ImportTarget extends PostgresStore {
  * `existing`), so running it again is harmless. Connects as the stores do
  * (the schema must be current, or give `migrate: true`) and closes a pool
  * it opened.
- * D-POSTGRES-13.
+ * D-POSTGRES-13, D-POSTGRES-20.
  */
 export async function importStore (options: PostgresConnection & PostgresStoreOptions & ConnectOptions, records: StoreRecords): Promise<StoreImportCounts> {
   const users = checkImportedUsers(records?.users ?? [])

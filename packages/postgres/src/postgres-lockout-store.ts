@@ -74,7 +74,7 @@ export class PostgresLockoutStore extends PostgresStore implements LockoutStore 
   }
 
   async #run (step: Step, key: string, policy: LockoutPolicy, now: number): Promise<number> {
-    // Held to LOCKOUT_LIMITS: the step's integer and bigint arguments hold those.
+    // Held to LOCKOUT_LIMITS: the step's integer and bigint arguments hold those (D-LOCKOUT-07).
     const { maxAttempts, backoff, resetAfter } = boundedPolicy(policy)
     const { rows } = await run<{ answer: number }>(this.pool, this.#step,
       [step, asText(key), Math.floor(now), maxAttempts, backoff, resetAfter, MAX_LOCK_SECONDS, CLAIM_TTL_MS])

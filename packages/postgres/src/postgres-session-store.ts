@@ -119,6 +119,7 @@ export class PostgresSessionStore extends PostgresStore implements SessionStore 
   /**
    * One statement, by the identity index (test/explain.test.ts), the
    * identity's live rows sorted by deadline: O(k log k) for its k sessions.
+   * D-SESSION-18.
    */
   async listFor (identity: string, limit: number): Promise<SessionEntry[]> {
     if (!(limit >= 1)) return []

@@ -68,7 +68,7 @@ export class RedisLockoutStore extends RedisStore implements LockoutStore {
     await this.run(this.connection.client.del(this.prefix + key))
   }
 
-  // Held to LOCKOUT_LIMITS: PEXPIRE refuses the expiry a far larger resetAfter makes.
+  // Held to LOCKOUT_LIMITS: PEXPIRE refuses the expiry a far larger resetAfter makes (D-LOCKOUT-07).
   #args (policy: LockoutPolicy, now: number): number[] {
     const { maxAttempts, backoff, resetAfter } = boundedPolicy(policy)
     return [Math.floor(now), maxAttempts, backoff, resetAfter, MAX_LOCK_SECONDS]

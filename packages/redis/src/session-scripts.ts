@@ -125,6 +125,7 @@ return 1
  * removed from the index and the next page fills its place, so the limit
  * still holds. KEYS: none (the index is computed: it may need converting).
  * ARGV: index prefix, record prefix, identity, limit, now.
+ * D-REDIS-10, D-SESSION-18.
  */
 export const listSessions = new LuaScript(INDEX + `
 local identity, limit = ARGV[3], tonumber(ARGV[4])

@@ -92,6 +92,7 @@ export function notFound (what: string): HttpError {
 /**
  * A new password the policy refuses: its sentence and the rule's name
  * (`… (rule: common)`), which a client may branch on. Never the password.
+ * D-PASSWORD-08.
  */
 export function weakPassword (problem: PasswordProblem): HttpError {
   return new HttpError(400, `${problem.message} (rule: ${problem.rule})`, { code: WEAK_PASSWORD })

@@ -1,7 +1,7 @@
 // A stray word on the command line may be what was meant for a flag or a
 // variable: `gatehouse migrate up postgres://u:secret@h/db`. Errors name
 // such a word by its place, never show it; a plain word (a typo) is still
-// quoted so the mistake can be seen.
+// quoted so the mistake can be seen. D-CLI-14.
 import { test } from 'tap'
 import { gatehouse } from './helpers/cli.js'
 

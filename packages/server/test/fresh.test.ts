@@ -3,6 +3,7 @@
 // again (browsers: the login page with reauth=1; API callers: 401 with the
 // RFC 9470 challenge); signing in again lets it through. Basic sends the
 // password with every request, so it is always fresh; an API key never is.
+// D-AUTH-29, D-ERRORS-12, D-ERRORS-13, D-SESSION-22.
 // Date.now is faked (every part reads it), so "too long ago" is a step of the test.
 import { test } from 'tap'
 import type { FastifyRequest } from 'fastify'

@@ -2,7 +2,8 @@
 // the server — the admin API, `gatehouse users add|passwd|hash`,
 // `adminPassword` and $GATEHOUSE_ADMIN_PASSWORD — with AppServer's
 // `passwordPolicy` and the config file's `server_app.password_policy`.
-// Sign-in never applies it.
+// Sign-in never applies it. D-PASSWORD-03, D-PASSWORD-04, D-PASSWORD-08,
+// D-CLI-15, D-SERVER-21.
 import { test, type Test } from 'tap'
 import { spawn } from 'node:child_process'
 import { join } from 'node:path'

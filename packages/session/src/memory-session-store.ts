@@ -151,7 +151,7 @@ export class MemorySessionStore implements SessionStore {
       if (record !== undefined) entries.push({ key, record })
     }
     // The index is in order of writing, not of use (a touch does not move
-    // a key): the latest deadlines are the most recently used.
+    // a key): the latest deadlines are the most recently used (D-SESSION-18).
     entries.sort((a, b) => b.record.expiresAt - a.record.expiresAt)
     return entries.length > limit ? entries.slice(0, Math.floor(limit)) : entries
   }

@@ -84,7 +84,7 @@ export function resolveSessionOptions (options: SessionOptions = {}): ResolvedSe
   const resolved = { ...defaults, ...options }
   if (resolved.samesite === 'none' && !resolved.secure) throw new GATEHOUSE_SESSION_INVALID_OPTIONS('samesite "none" needs secure: true (browsers refuse it otherwise)')
   if (resolved.absoluteTtl < resolved.idleTtl) throw new GATEHOUSE_SESSION_INVALID_OPTIONS('absoluteTtl must not be shorter than idleTtl')
-  // D-SESSION-13: all six methods, so a partial store fails at boot, not on a request.
+  // D-SESSION-13, D-SESSION-17: all six methods, so a partial store fails at boot, not on a request.
   const store = options.store ?? new MemorySessionStore()
   if (STORE_METHODS.some((method) => typeof (store as unknown as Record<string, unknown> | null)?.[method] !== 'function')) {
     throw new GATEHOUSE_SESSION_INVALID_OPTIONS(`store must be a SessionStore (with ${STORE_METHODS.join(', ')})`)

@@ -34,7 +34,7 @@ export const sessionHooks: FastifyPluginAsync<SessionOptions> = async function s
   const cleared = app.serializeCookie(opts.cookieName, '', { ...cookie, maxAge: 0, expires: new Date(0) })
   // One Avatar per stored record (the memory store hands back the same
   // object) and tag set (a checkIdentity may change the tags). Signing in
-  // starts a new record, so its createdAt is when the caller signed in.
+  // starts a new record, so its createdAt is when the caller signed in (D-SESSION-22).
   const avatars = new WeakMap<SessionRecord, Avatar>()
 
   function avatarFor (record: SessionRecord, identity: string, tags: readonly string[]): Avatar {

@@ -21,8 +21,9 @@ export function sessionKey (id: string): string {
 /**
  * The handle of a stored session: what its owner and administrators see
  * and name it by (to revoke it). A digest of the store key under a label of
- * its own, cut to 128 bits: stable for the session's life, never the id or
- * the key, and neither can be worked back from it.
+ * its own, cut to 22 characters (132 bits): stable for the session's life,
+ * never the id or the key, and neither can be worked back from it.
+ * D-SESSION-20.
  */
 export function sessionHandle (key: string): string {
   return sha256(`gatehouse session handle\0${key}`).slice(0, 22)

@@ -99,6 +99,7 @@ export interface SessionStore {
    * ones left out are those unused longest. `limit` is a whole number;
    * `Infinity` lists them all, anything below 1 (or NaN) none. Costs
    * O(sessions of that identity), never O(all sessions).
+   * D-SESSION-17 (required), D-SESSION-18 (the order).
    */
   listFor: (identity: string, limit: number) => MaybePromise<SessionEntry[]>
 }

@@ -4,7 +4,7 @@
 // product token, cut short. The header is the client's to choose: the label
 // is only ever shown to the session's owner and administrators, and keeps
 // printable ASCII only, so it is safe in a log line, a JSON body or HTML
-// once escaped.
+// once escaped. D-SESSION-21.
 
 /** The longest label kept (characters). */
 export const MAX_AGENT_LABEL = 60

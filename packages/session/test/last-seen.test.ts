@@ -1,6 +1,6 @@
 // lastSeenAt: when a session was last used, worked back from its idle
 // deadline (every use moves it to use + idleTtl), never before the session
-// began and never after now.
+// began and never after now. D-SESSION-19.
 import { test } from 'tap'
 import { lastSeenAt } from '@fastify-gatehouse/session'
 

@@ -1,7 +1,7 @@
 // The session component keeps, with every session it writes, the client it
 // was written from ({ address, agent }): what the session's owner sees in
 // their list of sessions. And it tells the app its lifetimes
-// (app.sessionSettings), so a "last seen" can be worked out.
+// (app.sessionSettings), so a "last seen" can be worked out. D-SESSION-21.
 import { test } from 'tap'
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
 import { middlewareChain } from '@fastify-gatehouse/core'

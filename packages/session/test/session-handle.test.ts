@@ -1,7 +1,7 @@
 // Session handles: the name a session's owner and administrators see and
 // revoke it by. Stable for the session's life, 22 base64url characters,
 // never the id or the store key, and neither can be worked back from it.
-// Session.handle and Session.signedInAt as a request sees them.
+// Session.handle and Session.signedInAt as a request sees them. D-SESSION-20.
 import { test } from 'tap'
 import Fastify, { type FastifyInstance } from 'fastify'
 import { middlewareChain, sha256 } from '@fastify-gatehouse/core'

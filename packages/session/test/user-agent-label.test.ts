@@ -2,6 +2,7 @@
 // owner sees in their list of sessions. The header is the client's to
 // choose: whatever it holds, the label is printable ASCII of at most
 // MAX_AGENT_LABEL characters, and reading it costs the same for a huge one.
+// D-SESSION-21.
 import { test } from 'tap'
 import { MAX_AGENT_LABEL, userAgentLabel } from '@fastify-gatehouse/session'
 

@@ -22,6 +22,7 @@ export const MAX_LOCK_SECONDS = 86_400
  * at boot, naming them; a store given a larger policy directly holds it to
  * these ({@link boundedPolicy}), so the memory, Redis and PostgreSQL stores
  * answer alike.
+ * D-LOCKOUT-07.
  */
 export const LOCKOUT_LIMITS = Object.freeze({
   /** Failures before the first lock (of an identity or of a client address). */

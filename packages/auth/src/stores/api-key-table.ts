@@ -50,7 +50,7 @@ export function newApiKey (input: IssueApiKey, now: Date): { key: string, stored
   }
   const tags = checkTags(input.tags)
   const expiresAt = input.expiresAt ?? null
-  // Before year 10000 (UTC): what PostgreSQL's timestamptz holds, so every store agrees and a key can move between them.
+  // Before year 10000 (UTC): what PostgreSQL's timestamptz holds, so every store agrees and a key can move between them (D-AUTH-28).
   if (expiresAt !== null && (!(expiresAt instanceof Date) || Number.isNaN(expiresAt.getTime()) || expiresAt.getTime() <= now.getTime() || expiresAt.getUTCFullYear() > 9999)) {
     throw new GATEHOUSE_AUTH_STORE_INPUT('expiresAt must be a date in the future, before year 10000 (UTC)')
   }

@@ -8,7 +8,7 @@ import { knownAlive, newOwner, parseOwner, type LockOwner } from './lock-owner.j
 /** A lock (or a store file's unfinished last line) untouched this long (ms) is taken to be left by a holder that stopped. */
 export const STALE_MS = 10_000
 const HEARTBEAT_MS = 2_000
-/** The longest a change waits for a lock, however many holders come before it (ms). */
+/** The longest a change waits for a lock, however many holders come before it (ms). D-AUTH-36. */
 export const MAX_WAIT_MS = 120_000
 const OWNER_FILE = 'owner'
 
@@ -21,6 +21,7 @@ export interface FileLease {
    * Throws `GATEHOUSE_AUTH_STORE_FILE` unless this process still holds the
    * lock: called right before each write, so that a holder whose lock was
    * taken over (it stalled past STALE_MS on another machine) writes nothing.
+   * D-AUTH-33.
    */
   check: () => Promise<void>
 }
@@ -49,7 +50,7 @@ const codeOf = (err: unknown): unknown => (err as NodeJS.ErrnoException).code
  * A waiter waits while the lock changes hands or its holder keeps touching
  * it; it gives up with `GATEHOUSE_AUTH_STORE_FILE` when a holder known to
  * run has not touched it for 10 s, or after 2 minutes in all.
- * D-AUTH-09, D-AUTH-23.
+ * D-AUTH-09, D-AUTH-23, D-AUTH-32 to D-AUTH-36.
  */
 export async function withFileLock<T> (path: string, work: (lease: FileLease) => Promise<T>): Promise<T> {
   const lock = `${path}.lock`
@@ -175,6 +176,7 @@ const aside = (lock: string): string => `${lock}.${randomBytes(8).toString('hex'
  * `lock` aside (of processes taking over the same lock, one wins the
  * rename), then compares it with what was judged (inode, last touch,
  * owner). A lock taken or touched since is put back.
+ * D-AUTH-32.
  */
 async function takeOver (lock: string, judged: Seen): Promise<void> {
   const claimed = aside(lock)
@@ -211,7 +213,7 @@ async function putBack (claimed: string, lock: string, got: Seen | undefined): P
   await rm(claimed, { recursive: true, force: true })
 }
 
-/** Removes the lock if it is still this process's (after a takeover it is another's, and is left alone). */
+/** Removes the lock if it is still this process's (after a takeover it is another's, and is left alone). D-AUTH-32. */
 async function release (lock: string, owner: LockOwner): Promise<void> {
   if ((await readOwner(lock))?.token !== owner.token) return
   const claimed = aside(lock)

@@ -121,6 +121,7 @@ export class JournalFile<R, T extends Table<R>> {
    * still running is never taken over). Truncated only once the file has
    * gone unchanged for as long as a lock goes untouched before it counts as
    * stale; until then waited for, as the writer may still end the line.
+   * D-AUTH-35.
    */
   async #dropTail (tail: Tail, lease: FileLease, since: number): Promise<void> {
     if (Date.now() - tail.mtimeMs > STALE_MS) {
@@ -295,7 +296,7 @@ export class JournalFile<R, T extends Table<R>> {
     } catch (err) {
       // A write cut short (a full disk) is taken back at once: the next
       // writer would otherwise wait for the partial line (#dropTail). Under
-      // the lock, the file ended at state.offset.
+      // the lock, the file ended at state.offset. D-AUTH-35.
       await file.truncate(state.offset).catch(() => {})
       throw err
     } finally {
@@ -368,7 +369,7 @@ export class JournalFile<R, T extends Table<R>> {
       await unlink(temp).catch(() => {})
       throw err
     }
-    // The rename is durable once the folder is: a power loss must not bring the old file back.
+    // The rename is durable once the folder is: a power loss must not bring the old file back (D-AUTH-37).
     await syncFolder(dirname(this.path))
     const { ino } = await stat(this.path)
     state.apply(entry, 0)

@@ -8,7 +8,7 @@ import { isPlainObject } from '@fastify-gatehouse/core'
  * Who holds a store file's lock: written in the lock directory by the
  * process that created it (file-lock.ts). The token tells holders apart;
  * the rest lets a process on the same machine see whether the holder is
- * still running (D-AUTH-09, D-AUTH-23).
+ * still running (D-AUTH-32, D-AUTH-34).
  */
 export interface LockOwner {
   /** New for each lock taken: the holder is the process whose token is in the lock. */
@@ -71,6 +71,7 @@ export function parseOwner (text: string): LockOwner | undefined {
  * its own it no longer holds (a release that failed) is not held. False
  * whenever that cannot be known (another machine, another OS, /proc
  * hidden): this only ever stops a takeover, never allows one.
+ * D-AUTH-34.
  */
 export async function knownAlive (owner: LockOwner | undefined, holding: ReadonlySet<string>): Promise<boolean> {
   const { machine, start } = thisProcess()

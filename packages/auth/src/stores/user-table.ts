@@ -72,6 +72,8 @@ export function checkIdentity (identity: unknown): string {
 /**
  * The password policy of every user store (and of `gatehouse users hash`):
  * 1–1024 characters. Returns the password; throws `GATEHOUSE_AUTH_STORE_INPUT`.
+ * D-PASSWORD-03: the stores keep this check; the password policy is applied
+ * where Gatehouse sets a person's password.
  */
 export function checkPassword (password: unknown): string {
   if (typeof password !== 'string' || password === '' || password.length > MAX_PASSWORD) {

@@ -24,6 +24,7 @@ export type ServerAuthConfig = Omit<AuthOptions, 'apiKeys'>
  * (`adminPassword`, `$GATEHOUSE_ADMIN_PASSWORD`). Throws
  * `GATEHOUSE_SERVER_INVALID_OPTIONS` naming it and the rule broken, never
  * showing the value.
+ * D-PASSWORD-04: at every boot, even when the stored admin has it already.
  */
 export function checkAdminPassword (value: unknown, name: string, policy: ResolvedPasswordPolicy = passwordPolicyDefaults): string {
   if (typeof value !== 'string') throw new GATEHOUSE_SERVER_INVALID_OPTIONS(name, 'must be a string')
@@ -75,7 +76,7 @@ export function AuthMixin<T extends ServerClass> (Base: T): T {
     }
 
     protected override async resolveAuth (options: ServerBaseOptions & AuthMixinOptions): Promise<ServerAuthParts> {
-      // Checked before the database opens: a bad policy or admin password stops the boot with nothing to close.
+      // D-SERVER-21: checked before the database opens, so a bad policy or admin password stops the boot with nothing to close.
       const passwordPolicy = resolvePasswordPolicy(options.passwordPolicy, 'passwordPolicy')
       if (options.adminPassword !== undefined) checkAdminPassword(options.adminPassword, 'adminPassword', passwordPolicy)
       const database = options.database === undefined ? undefined : await this.#openDatabase(options)

@@ -10,7 +10,7 @@ export interface Argument {
 // A stray word may be what the user meant for a flag or a variable: a
 // database URL with its password, an API key, a password. An error shows
 // it only when it is plainly a word or a path (a mistyped command, a file
-// given without its flag); anything else is named by its place.
+// given without its flag); anything else is named by its place. D-CLI-14.
 const PLAIN = /^[\w./-]{1,40}$/
 const SHAPES: ReadonlyArray<readonly [RegExp, string]> = [
   [/:\/\//, 'a URL'],

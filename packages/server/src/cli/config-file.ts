@@ -62,7 +62,7 @@ export async function readConfig (io: CliIo, file: string): Promise<ConfigFile> 
   const config = await loadRecipe(path, { components: allComponents, serverAppSchema })
   // Every store the file names, checked before anything opens (D-REDIS-05);
   // the session store sits under middleware.session (D-CONFIG-05).
-  // The loader checked its keys and bounds, naming them as written (min_length).
+  // The loader checked its keys and bounds, naming them as written (min_length). D-SERVER-21.
   const passwordPolicy = resolvePasswordPolicy(config.serverApp?.passwordPolicy as PasswordPolicy | undefined, 'server_app.password_policy')
   return { path, config, stores: await configStores(config, path), passwordPolicy }
 }

@@ -51,6 +51,7 @@ export async function importCommand (args: string[], io: CliIo): Promise<number>
   // A minute a statement, not the stores' 5 s: the import is one
   // transaction, and an import of the same names running beside it holds
   // their rows until it commits (this one then adds nothing for them).
+  // D-POSTGRES-20.
   const connection = { url: target.url, schema: target.schema, tablePrefix: target.tablePrefix, poolSize: 1, statementTimeout: 60_000 }
   const counts = await postgres.importStore(connection, { users, keys })
   io.stdout.write(values.json

@@ -70,6 +70,7 @@ export async function storeTarget (io: CliIo, flags: StoreFlags, adds: boolean, 
     const { postgresDefaults } = await postgresPackage()
     return { kind: 'postgres', url: users.url, schema: users.schema ?? postgresDefaults.schema, tablePrefix: users.tablePrefix ?? postgresDefaults.tablePrefix, passwordPolicy }
   }
+  // D-CLI-15: without --config, the CLI knows no deployment's policy: the defaults.
   const passwordPolicy = passwordPolicyDefaults
   if (flags.store === undefined) {
     const envStore = io.env.GATEHOUSE_STORE

@@ -39,7 +39,7 @@ async function readPolicyPassword (io: CliIo, identity: string, policy: Resolved
 
 // Checked before any store or prompt: a word that cannot be an identity (a
 // colon: a database URL typed in its place) fails without being echoed,
-// where "no user <it>" would have shown it.
+// where "no user <it>" would have shown it (D-CLI-14).
 function identityArgument (positionals: readonly Argument[]): string {
   return checkIdentity(onlyArgument(positionals, 'identity').value)
 }
@@ -124,7 +124,7 @@ export async function usersCommand (args: string[], io: CliIo): Promise<number> 
       if (positionals.length > 0) throw new UsageError('users hash takes no argument (the password comes from the prompt or stdin, never the command line)')
       if ((['store', 'database', 'config', 'schema', 'table-prefix'] as const).some((flag) => values[flag] !== undefined) || values.tags !== undefined || values.json) throw new UsageError('users hash takes no option: it only prints a hash')
       // The policy of `users add` (its defaults; no identity is known here), so
-      // a hash in a config file could have been a stored user's (D-CLI-07).
+      // a hash in a config file could have been a stored user's (D-CLI-07, D-CLI-15).
       const hash = await hashPassword(checkPassword(await readPolicyPassword(io, '', passwordPolicyDefaults)))
       io.stdout.write(`${hash}\n`)
       return 0

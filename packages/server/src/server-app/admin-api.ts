@@ -16,7 +16,8 @@ function checkTags (tags: string | readonly string[] | undefined): void {
   if (bad !== undefined) throw tagNotAllowed(`tags: ${invalidTagMessage(bad)}`)
 }
 
-// A new password passes the policy before any store sees it (ASVS 6.2).
+// A new password passes the policy before any store sees it (ASVS 6.2), so a
+// refused request changes nothing (D-PASSWORD-08).
 function checkNewPassword (password: string, identity: string, policy: ResolvedPasswordPolicy): void {
   const problem = passwordProblem(password, identity, policy)
   if (problem !== null) throw weakPassword(problem)

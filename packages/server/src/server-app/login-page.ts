@@ -76,6 +76,7 @@ ${parts.join('\n')}`
 export function registerLoginPage (app: FastifyInstance, mountPath: string, methods: () => readonly LoginMethodDescription[]): void {
   app.get<{ Querystring: { next?: unknown, error?: unknown, retry?: unknown, reauth?: unknown } }>('/login_page', async (request, reply) => {
     const { query } = request
+    // reauth=1: a route's `fresh` sent a signed-in caller here (errors component); a fixed sentence says why (D-ERRORS-12).
     const page = render(mountPath, methods(), {
       next: safeNextPath(query.next),
       errorCode: query.error,

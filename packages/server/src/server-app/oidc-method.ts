@@ -208,7 +208,7 @@ export class OidcMethod implements AuthMethod {
     }
     // D-OIDC-11.
     session.login(identity, [...this.#provider.tags], { via: this.id })
-    // This request's caller came by OIDC; later requests are `session`.
+    // This request's caller came by OIDC, and signed in now (D-SESSION-22); later requests are `session`.
     request.scope.auth = new Avatar(identity, { tags: this.#provider.tags, backend: this.id, authenticatedAt: this.#now() })
     return reply.code(303).header('location', tx.next).send()
   }

@@ -44,6 +44,7 @@ export const loginDefaults: ResolvedLoginOptions = Object.freeze({
  * the same numbers. The maxima are what every lockout store can hold
  * (`LOCKOUT_LIMITS`): past them the PostgreSQL and Redis steps overflowed at
  * the first login, so they are boot errors naming the option and its bound.
+ * D-LOCKOUT-07.
  */
 export const loginOptionsSchema = Type.Object({
   maxAttempts: Type.Optional(Type.Integer({ minimum: 1, maximum: LOCKOUT_LIMITS.maxAttempts })),
