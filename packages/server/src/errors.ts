@@ -31,6 +31,8 @@ export const DUPLICATE_FIELD = 'GATEHOUSE_SERVER_DUPLICATE_FIELD'
 export const INVALID_TAG = 'GATEHOUSE_SERVER_INVALID_TAG'
 /** The admin API's user or key, or the sign-in method of an OIDC route, does not exist (404). */
 export const NOT_FOUND = 'GATEHOUSE_SERVER_NOT_FOUND'
+/** A form-encoded body sent to the admin API, which takes JSON only (415): a form is what a cross-site page can post without asking. */
+export const FORM_NOT_ACCEPTED = 'GATEHOUSE_SERVER_FORM_NOT_ACCEPTED'
 /** A new password (admin API, account page) breaks a rule of the password policy; the message names the rule (400). */
 export const WEAK_PASSWORD = 'GATEHOUSE_SERVER_WEAK_PASSWORD'
 /** An account endpoint called anonymously (401; browsers go to the login page when the login surface is on). */
@@ -82,6 +84,11 @@ export function duplicateField (name: string): HttpError {
 /** `detail` names the tag (`tags: tag "a b" is not allowed: …`). */
 export function tagNotAllowed (detail: string): HttpError {
   return new HttpError(400, detail, { code: INVALID_TAG })
+}
+
+/** The admin API's refusal of a form-encoded body (see {@link FORM_NOT_ACCEPTED}). */
+export function formNotAccepted (): HttpError {
+  return new HttpError(415, 'The admin API takes JSON bodies (application/json), not forms', { code: FORM_NOT_ACCEPTED })
 }
 
 /** `what` completes the sentence: `No such user`, `No sign-in method oidc:x`. */

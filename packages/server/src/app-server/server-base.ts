@@ -39,13 +39,15 @@ function isLogger (value: unknown): value is FastifyBaseLogger {
 }
 
 /**
- * The csrf setting: on by default with the login surface (a login form is
- * what login CSRF targets), unless the caller's `middleware.csrf` says
+ * The csrf setting: on by default whenever the session component is (the
+ * `_server` app takes forms that act with the session's cookie: the
+ * admin's, the account's, sign-out; SameSite=Lax still sends that cookie
+ * from a sibling site), unless the caller's `middleware.csrf` says
  * otherwise; when on, it watches the session's cookie, renamed or not.
  * D-CSRF-05.
  */
-function csrfSetting (given: ComponentSetting | undefined, login: boolean, cookieName: unknown): ComponentSetting | undefined {
-  const setting = given ?? (login ? true : undefined)
+function csrfSetting (given: ComponentSetting | undefined, sessionOn: boolean, cookieName: unknown): ComponentSetting | undefined {
+  const setting = given ?? (sessionOn ? true : undefined)
   if (setting === undefined || setting === false || setting === 'off' || typeof cookieName !== 'string') return setting
   if (setting === true || setting === 'on') return { cookieName }
   return typeof setting === 'object' && setting.cookieName === undefined ? extendOptions(setting, { cookieName }, 'middleware.csrf') : setting
@@ -165,7 +167,7 @@ export class ServerBase {
     // D-SERVER-04: errors and session are always on; login defaults to false.
     const sessionSetting = middleware.session ?? (options.session as Record<string, unknown> | undefined) ?? true
     const session = withUserCheck(sessionStore === undefined ? sessionSetting : withStore(sessionSetting, sessionStore), users)
-    const csrf = csrfSetting(middleware.csrf, options.login, typeof session === 'object' ? session.cookieName : undefined)
+    const csrf = csrfSetting(middleware.csrf, session !== false && session !== 'off', typeof session === 'object' ? session.cookieName : undefined)
     const recipe: Recipe = {
       middleware: {
         ...middleware,

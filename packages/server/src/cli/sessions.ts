@@ -24,7 +24,7 @@ async function withSessions<T> (io: CliIo, flags: StoreFlags, command: string, u
  */
 export async function listUserSessions (io: CliIo, flags: StoreFlags, identity: string, json: boolean): Promise<number> {
   return await withSessions(io, flags, 'users sessions', async ({ store }, lifetimes) => {
-    const items = (await listSessions(store, identity, lifetimes, Date.now())).map(({ current: _current, ...item }) => item)
+    const items = (await listSessions(store, { identity }, lifetimes, Date.now())).map(({ current: _current, ...item }) => item)
     io.stdout.write(json
       ? JSON.stringify(items) + '\n'
       : formatTable(['HANDLE', 'SIGNED IN', 'LAST SEEN', 'EXPIRES', 'ADDRESS', 'AGENT', 'VIA'],

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify'
-import { duplicateField } from '../errors.js'
+import { duplicateField, formNotAccepted } from '../errors.js'
 
 /**
  * Parses `application/x-www-form-urlencoded` bodies (the login form without
@@ -28,4 +28,18 @@ export function acceptFormBodies (app: FastifyInstance): void {
 export function isBrowserForm (headers: Readonly<Record<string, string | string[] | undefined>>): boolean {
   const type = String(headers['content-type'] ?? '')
   return type.startsWith('application/x-www-form-urlencoded') && String(headers.accept ?? '').includes('text/html')
+}
+
+/**
+ * Refuses form-encoded bodies on this encapsulated instance (415
+ * `GATEHOUSE_SERVER_FORM_NOT_ACCEPTED`), before they are parsed: for the
+ * JSON-only admin API. A page of another site can post a form without the
+ * browser asking anyone, but not JSON, so this holds even where the csrf
+ * component is turned off.
+ */
+export function refuseFormBodies (app: FastifyInstance): void {
+  app.addHook('onRequest', function refuseForm (request, _reply, done) {
+    const type = String(request.headers['content-type'] ?? '').toLowerCase()
+    done(type.startsWith('application/x-www-form-urlencoded') ? formNotAccepted() : undefined)
+  })
 }

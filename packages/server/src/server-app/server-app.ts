@@ -9,7 +9,7 @@ import { registerAccount } from './account/register.js'
 import { registerAccountPage } from './account-page/register.js'
 import { registerAdminApi } from './admin-api.js'
 import type { AuthMethod } from './auth-method.js'
-import { acceptFormBodies, isBrowserForm } from './form-body.js'
+import { acceptFormBodies, isBrowserForm, refuseFormBodies } from './form-body.js'
 import { registerLoginPage } from './login-page.js'
 import { registerLogoutPage } from './logout-page.js'
 import { PasswordMethod } from './password-method.js'
@@ -84,7 +84,12 @@ export const serverApp: FastifyPluginAsync<ServerAppOptions> = async function se
     registerAccountLogout(app, app.prefix)
   }
   if (options.admin !== undefined) {
-    registerAdminApi(app, options.admin.users, options.admin.tokens, passwordPolicy)
-    registerAdminSessions(app)
+    const { users, tokens } = options.admin
+    // Encapsulated: the form refusal holds for the admin routes only (the sign-in and account forms stay).
+    await app.register(async function adminApi (admin) {
+      refuseFormBodies(admin)
+      registerAdminApi(admin, users, tokens, passwordPolicy)
+      registerAdminSessions(admin)
+    })
   }
 }

@@ -40,6 +40,8 @@ export interface AccountServerOptions {
   absoluteTtl?: number
   /** Routes of the test's own, inside the chain. */
   routes?: (app: FastifyInstance) => void
+  /** AppServer's `middleware` option. */
+  middleware?: AppServerOptions['middleware']
 }
 
 /**
@@ -57,6 +59,7 @@ export async function accountServer (options: AccountServerOptions = {}): Promis
     tokens,
     adminPassword: ADMIN_PASSWORD,
     login: options.login ?? false,
+    ...(options.middleware === undefined ? {} : { middleware: options.middleware }),
     auth: {
       basic: { basil: { password: 'basil-pass', tags: 'member' } },
       bearer: { ci: { token: 'ci-token', tags: 'member' } },

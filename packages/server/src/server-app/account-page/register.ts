@@ -31,7 +31,7 @@ export function registerAccountPage (app: FastifyInstance, context: AccountPageC
     const now = Date.now()
     const session = isSessionCaller(request) ? request.scope.session! : undefined
     const signedInAt = session?.signedInAt ?? null
-    const sessions = session === undefined ? [] : await listSessions(app.sessionStore, auth.identity, app.sessionSettings, now, session.handle)
+    const sessions = session === undefined ? [] : await listSessions(app.sessionStore, { identity: auth.identity, via: session.via }, app.sessionSettings, now, session.handle)
     const page = renderAccountPage({
       prefix,
       identity: auth.identity,

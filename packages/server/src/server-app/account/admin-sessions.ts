@@ -24,12 +24,12 @@ export function registerAdminSessions (app: FastifyInstance): void {
     admin.addHook('onRequest', async (_request, reply) => { reply.header('cache-control', 'no-store') })
 
     admin.get<{ Params: { identity: string } }>('/users/:identity/sessions', { config, schema: { params: identityParam } }, async (request) => {
-      const listed = await listSessions(app.sessionStore, request.params.identity, app.sessionSettings, Date.now())
+      const listed = await listSessions(app.sessionStore, { identity: request.params.identity }, app.sessionSettings, Date.now())
       return { sessions: listed.map(({ current: _current, ...item }) => item) }
     })
 
     admin.delete<{ Params: { identity: string, handle: string } }>('/users/:identity/sessions/:handle', { config, schema: { params: sessionParams } }, async (request) => {
-      const found = await findSession(app.sessionStore, request.params.identity, request.params.handle)
+      const found = await findSession(app.sessionStore, { identity: request.params.identity }, request.params.handle)
       if (found === undefined) throw notFound('No such session')
       await app.sessionStore.destroy(found.key)
       return { status: 'ok' }

@@ -20,7 +20,7 @@ export function registerMySessions (app: FastifyInstance, freshFor: number, pref
 
   app.get('/account/sessions', async (request) => {
     const { session, identity } = sessionCaller(request)
-    return { sessions: await listSessions(app.sessionStore, identity, app.sessionSettings, Date.now(), session.handle) }
+    return { sessions: await listSessions(app.sessionStore, { identity, via: session.via }, app.sessionSettings, Date.now(), session.handle) }
   })
 
   async function revoke (request: FastifyRequest<{ Params: { handle: string } }>, reply: FastifyReply): Promise<unknown> {
@@ -32,7 +32,7 @@ export function registerMySessions (app: FastifyInstance, freshFor: number, pref
       if (browser) return reply.code(303).header('location', `${prefix}/login_page`).send()
       return { status: 'ok' }
     }
-    const found = await findSession(app.sessionStore, identity, handle)
+    const found = await findSession(app.sessionStore, { identity, via: session.via }, handle)
     if (found === undefined) {
       if (browser) return backToAccount(reply, prefix, { error: 'not-found' })
       throw notFound('No such session')
@@ -46,7 +46,7 @@ export function registerMySessions (app: FastifyInstance, freshFor: number, pref
 
   app.post('/account/sessions/revoke-others', fresh, async (request, reply) => {
     const { session, identity } = sessionCaller(request)
-    const ended = await endOtherSessions(app.sessionStore, identity, session.handle)
+    const ended = await endOtherSessions(app.sessionStore, { identity, via: session.via }, session.handle)
     if (isBrowserForm(request.headers)) return backToAccount(reply, prefix, { done: 'others-revoked' }, { ended })
     return { status: 'ok', sessions_ended: ended }
   })

@@ -6,6 +6,7 @@ import { isBrowserForm } from '../form-body.js'
 import type { PasswordCheck } from '../password-check.js'
 import { sessionCaller } from './caller.js'
 import { backToAccount, type AccountDetail, type AccountError } from './form-answer.js'
+import { endOtherSessions } from './session-list.js'
 
 interface PasswordBody { current_password?: unknown, new_password?: unknown, new_password_confirm?: unknown }
 // Values are checked by the handler, so a missing one gets its own answer
@@ -68,7 +69,9 @@ export function registerPasswordChange (app: FastifyInstance, context: PasswordC
     }
     let ended = 0
     try {
-      ended = await app.sessionStore.destroyAllFor(identity)
+      // The password sessions of the identity, this one included (it gets a
+      // new id below); an OIDC sign-in of the same name is someone else's.
+      ended = await endOtherSessions(app.sessionStore, { identity, via: 'password' }, null)
     } catch (err) {
       // Every older session still ends on its next request: its stamp is stale (D-SESSION-11).
       request.log.warn({ err: errorForLog(err) }, 'account: could not end the sessions of a new password now; they end on their next request')

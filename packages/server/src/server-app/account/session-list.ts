@@ -20,6 +20,22 @@ export interface SessionItem {
   readonly via: string | null
 }
 
+/**
+ * Whose sessions: an identity, and how it signed in. Identities of different
+ * sign-in methods are different people who may share a name (an OIDC
+ * provider's `sub` "alice" and this server's password user "alice"; two
+ * providers' `sub`s), so a caller's own sessions are those of its identity
+ * signed in the same way (`via`: `password`, `oidc:<name>`, or null for an
+ * app's own `login`). An administrator's view is the identity's, every way
+ * (`via` undefined).
+ */
+export interface SessionOwner { readonly identity: string, readonly via?: string | null }
+
+/** Whether `entry` is a session of `owner`. */
+function ownedBy (entry: SessionEntry, owner: SessionOwner): boolean {
+  return entry.record.identity === owner.identity && (owner.via === undefined || entry.record.via === owner.via)
+}
+
 /** The lifetimes of the session component, in seconds (`app.sessionSettings`). */
 export interface Lifetimes { readonly idleTtl: number, readonly absoluteTtl: number }
 
@@ -31,12 +47,12 @@ function endsAt (entry: SessionEntry, lifetimes: Lifetimes): number {
 }
 
 /**
- * The live sessions of `identity`, newest sign-in first, at most
+ * The live sessions of `owner`, newest sign-in first, at most
  * {@link LISTED}. `current` (the caller's own handle) is shown as last seen
  * now: this request is a use.
  */
-export async function listSessions (store: SessionStore, identity: string, lifetimes: Lifetimes, now: number, current: string | null = null): Promise<Array<SessionItem & { readonly current: boolean }>> {
-  const entries = (await store.listFor(identity, LOOKUP)).filter((entry) => entry.record.identity === identity && endsAt(entry, lifetimes) > now)
+export async function listSessions (store: SessionStore, owner: SessionOwner, lifetimes: Lifetimes, now: number, current: string | null = null): Promise<Array<SessionItem & { readonly current: boolean }>> {
+  const entries = (await store.listFor(owner.identity, LOOKUP)).filter((entry) => ownedBy(entry, owner) && endsAt(entry, lifetimes) > now)
   entries.sort((a, b) => b.record.createdAt - a.record.createdAt)
   return entries.slice(0, LISTED).map((entry) => {
     const handle = sessionHandle(entry.key)
@@ -54,25 +70,25 @@ export async function listSessions (store: SessionStore, identity: string, lifet
   })
 }
 
-/** The stored session of `identity` named by `handle`, or undefined (also for a value that is not a handle). */
-export async function findSession (store: SessionStore, identity: string, handle: string): Promise<SessionEntry | undefined> {
+/** The stored session of `owner` named by `handle`, or undefined (also for a value that is not a handle). */
+export async function findSession (store: SessionStore, owner: SessionOwner, handle: string): Promise<SessionEntry | undefined> {
   if (!isSessionHandle(handle)) return undefined
-  return (await store.listFor(identity, LOOKUP)).find((entry) => entry.record.identity === identity && sessionHandle(entry.key) === handle)
+  return (await store.listFor(owner.identity, LOOKUP)).find((entry) => ownedBy(entry, owner) && sessionHandle(entry.key) === handle)
 }
 
 /** Most passes over an identity's sessions when ending them: sessions signed in meanwhile are caught by the next pass. */
 const PASSES = 10
 
 /**
- * Ends every session of `identity` but the one whose handle is `keep`
+ * Ends every session of `owner` but the one whose handle is `keep`
  * (read {@link LOOKUP} at a time, so any number of them); resolves with how
  * many this call ended. Unlike `destroyAllFor` then a new sign-in, the
  * kept session keeps its id, its data and its absolute lifetime.
  */
-export async function endOtherSessions (store: SessionStore, identity: string, keep: string | null): Promise<number> {
+export async function endOtherSessions (store: SessionStore, owner: SessionOwner, keep: string | null): Promise<number> {
   const ended = new Set<string>()
   for (let pass = 0; pass < PASSES; pass++) {
-    const others = (await store.listFor(identity, LOOKUP)).filter((entry) => sessionHandle(entry.key) !== keep)
+    const others = (await store.listFor(owner.identity, LOOKUP)).filter((entry) => ownedBy(entry, owner) && sessionHandle(entry.key) !== keep)
     if (others.length === 0) break
     await Promise.all(others.map(async (entry) => { await store.destroy(entry.key) }))
     for (const entry of others) ended.add(entry.key)
