@@ -1,6 +1,6 @@
 // What every HTML page Gatehouse renders shares, whichever package renders
 // it (the `_server` app's pages, the errors component's 403 page): one
-// escaping rule and one set of headers, so they cannot drift apart.
+// escaping rule and one set of headers, so they cannot drift apart (D-ERRORS-14).
 
 const ENTITIES: Readonly<Record<string, string>> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' }
 

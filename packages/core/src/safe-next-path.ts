@@ -9,7 +9,7 @@ const BASE = 'http://gatehouse.invalid'
 // page itself: after signing in, none is a place to land (a failed
 // `POST /_server/login` would send the browser to a 404). Case and
 // percent-encoding do not matter: routers may ignore the one, do decode the other.
-// D-ERRORS-11: no `_server` path is a `next`; D-PAGE-08: but for its one
+// D-ERRORS-11: no `_server` path is a `next`; D-ERRORS-16: but for its one
 // page to come back to, the account page, given as its canonical path
 // without a query (its query only carries the message of a form just posted).
 const SERVER_APP = /^\/_server(?:\/|$)/i

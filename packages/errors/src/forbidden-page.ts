@@ -18,7 +18,7 @@ export interface ForbiddenPage {
  * on): who is signed in, that this account has no access, and two ways on:
  * sign out, or sign out and sign in as someone else, coming back here.
  * Forms, not links, because signing out changes state (never on a GET).
- * D-PAGE-07.
+ * D-ERRORS-15.
  */
 export function renderForbiddenPage (page: ForbiddenPage): string {
   const action = escapeHtml(page.logoutAction)

@@ -62,7 +62,7 @@ export const errors: FastifyPluginAsync<ErrorsOptions> = async function errors (
     // D-ERRORS-04: a navigation is a GET or HEAD listing text/html; form POSTs are not (the body would be lost).
     const navigation = (request.method === 'GET' || request.method === 'HEAD') && acceptsHtml(accept)
     const caller = request.scope?.auth ?? null
-    // D-PAGE-07: a signed-in browser refused a page is told who it is and offered to switch account.
+    // D-ERRORS-15: a signed-in browser refused a page is told who it is and offered to switch account.
     if (opts.login && statusCode === 403 && caller !== null && navigation && !acceptsJson(accept)) {
       applyHeaders(reply, described.headers)
       const detail = described.code === FORBIDDEN ? null : described.message

@@ -15,7 +15,7 @@ class Shop extends RoutedApplication {
 // axe-core in headless Chromium, WCAG 2.1 A and AA (wcag2a, wcag2aa,
 // wcag21a, wcag21aa): 0 violations on every page Gatehouse renders. axe is
 // injected as an inline script, which the pages' CSP forbids: the context
-// bypasses the CSP (`bypassCSP: true`), for this check only.
+// bypasses the CSP (`bypassCSP: true`), for this check only (D-TOOLING-22).
 test('every page Gatehouse renders: 0 WCAG 2.1 A/AA violations (axe-core)', { skip: browserSkip() }, async (t) => {
   // The server runs in this process: moving its clock makes a sign-in old without waiting.
   const clock = fakeDateNow(t)

@@ -1,4 +1,5 @@
 // The admin's session endpoints, and what ending a user does not touch (API keys).
+// D-SERVER-28, D-AUTH-38.
 import { test, type Test } from 'tap'
 import { sessionKey } from '@fastify-gatehouse/session'
 import { accountServer, ADMIN_PASSWORD, ALICE_KEY, cookieFrom, handleOf, injectSignIn } from './helpers/account.js'

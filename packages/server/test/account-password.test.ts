@@ -1,4 +1,5 @@
 // POST /_server/account/password: who may, what is checked, what it ends.
+// D-SERVER-23 to D-SERVER-26, D-SESSION-23.
 import { test } from 'tap'
 import { accountServer, cookieFrom, injectSignIn, NEW_PASSWORD, NOT_USERS } from './helpers/account.js'
 import { fakeDateNow } from '../../../test-helpers/clock.js'

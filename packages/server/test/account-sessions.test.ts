@@ -1,4 +1,5 @@
 // The caller's own sessions: list, revoke one, revoke the others, sign out.
+// D-SESSION-24, D-SESSION-25, D-SERVER-27.
 import { test } from 'tap'
 import { sessionKey } from '@fastify-gatehouse/session'
 import { accountServer, cookieFrom, handleOf, injectSignIn, NOT_USERS } from './helpers/account.js'

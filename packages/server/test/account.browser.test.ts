@@ -7,6 +7,7 @@ import { MemoryUserStore } from '@fastify-gatehouse/auth'
 import { AppServer, RoutedApplication, route } from '@fastify-gatehouse/server'
 import { browserSkip, launch, loopbackContext } from './helpers/browser.js'
 
+// Screenshots, git-ignored, beside the login page's (D-TOOLING-23).
 const ARTIFACTS = fileURLToPath(new URL('../../../test-artifacts/', import.meta.url))
 const NEW_PASSWORD = 'violet-kestrel-2931'
 

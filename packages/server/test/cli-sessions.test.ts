@@ -1,6 +1,7 @@
 // `gatehouse users sessions|signout`, and disable/delete/passwd ending the
 // user's sessions in the servers' shared session store: Redis (from a
 // config file) and PostgreSQL (--database, or a config file's server_app.store).
+// D-CLI-16.
 import { test, type Test } from 'tap'
 import { join } from 'node:path'
 import { FileUserStore } from '@fastify-gatehouse/auth'

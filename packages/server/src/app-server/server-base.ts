@@ -160,7 +160,7 @@ export class ServerBase {
     const { middleware } = options
     const errors = typeof middleware.errors === 'object' ? middleware.errors : {}
     // The caller's errors options win over the server's login and debug.
-    // The pages the errors component links to are the `_server` app's (D-PAGE-04): it does not depend on this package.
+    // The pages the errors component links to are the `_server` app's (D-ERRORS-14): it does not depend on this package.
     const serverPages = { loginPage: `${SERVER_PREFIX}/login_page`, logoutAction: `${SERVER_PREFIX}/account/logout`, stylesheet: `${SERVER_PREFIX}/login.css` }
     const errorsExtra = Object.fromEntries(Object.entries({ login: options.login, debug: options.debug, ...serverPages }).filter(([key]) => !Object.hasOwn(errors, key)))
     // Password sessions follow their user (disabled, deleted, re-tagged, new password): D-SESSION-10.

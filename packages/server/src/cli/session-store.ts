@@ -31,6 +31,7 @@ function seconds (value: unknown, fallback: number): number {
  * or $GATEHOUSE_DATABASE_URL (the PostgreSQL sessions table, with --schema
  * and --table-prefix). A folder (`--store`, $GATEHOUSE_STORE) names none:
  * its servers keep sessions in memory. Nothing is opened.
+ * D-CLI-16.
  */
 export async function sharedSessions (io: CliIo, flags: StoreFlags): Promise<SharedSessions | undefined> {
   checkStoreFlags(flags)

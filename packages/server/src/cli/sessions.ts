@@ -48,6 +48,7 @@ export async function signOutUser (io: CliIo, flags: StoreFlags, identity: strin
  * drops them at once). Without one, or when it cannot be reached, the
  * servers still end them on the user's next request (each re-checks the
  * user), so a failure here is a warning, not a failed command.
+ * D-CLI-16.
  */
 export async function endSessionsAfterChange (io: CliIo, flags: StoreFlags, identity: string): Promise<void> {
   const shared = await sharedSessions(io, flags)

@@ -34,6 +34,7 @@ export function registerAdminApi (app: FastifyInstance, users: UserStore | undef
   // Ends a changed user's sessions in the session store at once (on every
   // instance sharing it). Best effort: every session is also re-checked
   // against the user on its next request, so a failure here is only logged (D-SESSION-10).
+  // API keys labelled with the identity are separate principals, left alone (D-AUTH-38).
   const endSessions = async (request: FastifyRequest, identity: string): Promise<void> => {
     if (!app.hasDecorator('sessionStore')) return
     try {

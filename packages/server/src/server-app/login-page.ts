@@ -53,7 +53,7 @@ function render (prefix: string, methods: readonly LoginMethodDescription[], req
     // The sentence the fresh route option's tests know (a fixed one, like every message here).
     intro = '\n<p id="reauth">Sign in again to continue.</p>'
   } else if (signedInAs !== null) {
-    // D-PAGE-03: signed in already: go on as that identity, or sign in as another.
+    // D-SERVER-33: signed in already: go on as that identity, or sign in as another.
     intro = `\n<p>You are signed in as <strong>${escapeHtml(signedInAs)}</strong>.</p>
 <p><a class="button" href="${escapeHtml(next)}">Continue</a></p>
 <h2>Sign in as someone else</h2>`

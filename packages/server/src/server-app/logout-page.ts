@@ -19,7 +19,7 @@ ${signOutForm(prefix)}${back}`
  * `GET /logout`: a page with a sign-out button. Signing out changes state,
  * so it is the button's POST that does it, never this GET (a link or an
  * image elsewhere cannot sign anyone out).
- * D-PAGE-02.
+ * D-SERVER-32.
  */
 export function registerLogoutPage (app: FastifyInstance, accountPage: boolean): void {
   app.get('/logout', async (request, reply) => {

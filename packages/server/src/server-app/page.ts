@@ -31,7 +31,7 @@ export function signOutForm (prefix: string): string {
  * Who is signed in, on every page Gatehouse shows a signed-in browser
  * (ASVS 5.0 V7.4.4: sign-out in sight on every page behind a sign-in). No
  * link to the account page: it may be off (`account: false`), sign-out
- * never is. D-PAGE-09.
+ * never is. D-SERVER-36.
  */
 function signedInBar (prefix: string, identity: string): string {
   return `<header class="signed-in">

@@ -71,7 +71,7 @@ export const serverApp: FastifyPluginAsync<ServerAppOptions> = async function se
   })
 
   for (const method of options.methods ?? []) await method.register(app)
-  // On by default wherever someone can sign in (docs/wip/account-decisions.md); the options are checked even when off.
+  // On by default wherever someone can sign in (D-SERVER-22); the options are checked even when off.
   const account = resolveAccountOptions(options.account)
   const accountOn = account !== false && (options.account !== undefined || (options.methods ?? []).length > 0)
   registerLogoutPage(app, accountOn)
@@ -80,7 +80,7 @@ export const serverApp: FastifyPluginAsync<ServerAppOptions> = async function se
     await registerAccount(app, { ...account, passwords: password?.passwords, policy: passwordPolicy })
     registerAccountPage(app, { freshFor: account.freshFor, passwordChange: password !== undefined, policy: passwordPolicy })
   } else {
-    // D-PAGE-01: every page's sign-out form posts here, account endpoints or not.
+    // D-SERVER-31: every page's sign-out form posts here, account endpoints or not.
     registerAccountLogout(app, app.prefix)
   }
   if (options.admin !== undefined) {

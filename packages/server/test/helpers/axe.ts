@@ -6,7 +6,7 @@ import type { AxeResults, RunOptions } from 'axe-core'
 // axe-core's browser build, read once. It is put into the page as an inline
 // script: the pages' CSP forbids inline scripts, so the contexts that run
 // this check are made with `bypassCSP: true` (a test-only switch of the
-// browser; the CSP itself is asserted by the pages' own tests).
+// browser; the CSP itself is asserted by the pages' own tests). D-TOOLING-22.
 const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8')
 
 /** The WCAG 2.1 A and AA rules, by axe's tags. */

@@ -22,7 +22,7 @@ export interface AccountView {
   readonly message: AccountMessage | null
 }
 
-/** `2025-06-01 14:03 UTC`, in a `<time>` the page's script shows in the reader's own zone. */
+/** `2025-06-01 14:03 UTC`, in a `<time>` the page's script shows in the reader's own zone (D-SERVER-38). */
 function time (iso: string): string {
   return `<time datetime="${escapeHtml(iso)}">${escapeHtml(`${iso.slice(0, 16).replace('T', ' ')} UTC`)}</time>`
 }
@@ -54,7 +54,7 @@ ${rows.map(([term, value]) => `<dt>${term}</dt><dd>${value}</dd>`).join('\n')}
 </dl>`
 }
 
-// D-PAGE-05: the sensitive forms only within freshFor; otherwise one way on, signing in again.
+// D-SERVER-34: the sensitive forms only within freshFor; otherwise one way on, signing in again.
 function confirm (view: AccountView): string {
   const next = encodeURIComponent(`${view.prefix}/account`)
   return `<section aria-labelledby="confirm-heading">
@@ -64,6 +64,7 @@ function confirm (view: AccountView): string {
 </section>`
 }
 
+// D-SERVER-37: no maxlength (it truncates a pasted password), a minlength from the policy, nothing touching paste.
 function passwordForm (view: AccountView): string {
   const { minLength } = view.policy
   return `<section aria-labelledby="password-heading">
@@ -88,7 +89,7 @@ function sessionRow (view: AccountView, item: AccountView['sessions'][number]): 
   const marker = item.current ? ' <strong>(this session)</strong>' : ''
   let action = ''
   if (view.fresh) {
-    // The session named in the button's accessible name: every row has one.
+    // The session named in the button's accessible name: every row has one (D-SERVER-39).
     const label = item.current ? 'Sign out' : 'End session'
     action = `\n<td><form method="post" action="${escapeHtml(`${view.prefix}/account/sessions/${item.handle}/revoke`)}">
 <button type="submit">${label}<span class="visually-hidden">: ${device} at ${address}</span></button>
@@ -135,6 +136,7 @@ ${rows}
  */
 export function renderAccountPage (view: AccountView): string {
   const parts = [`<h1>Your account</h1>\n${message(view.message)}`, who(view)]
+  // D-SERVER-40: a header credential has no session to list or end, nor a password to change here.
   if (view.session === null) {
     parts.push(`<p>You are signed in with a credential your client sends on every request (${escapeHtml(view.backend)}), not with a session: there is nothing here to sign out of, and no sessions to list.</p>`)
   } else {

@@ -17,6 +17,7 @@ const sessionParams = {
  * them, on every instance sharing the store). Any identity that has
  * sessions, in the user store or not (an OIDC sign-in): an identity without
  * any lists none and ends none.
+ * D-SERVER-28; no endpoint ends every user's sessions (D-SERVER-29).
  */
 export function registerAdminSessions (app: FastifyInstance): void {
   const config = { authRule: SUPERADMIN }

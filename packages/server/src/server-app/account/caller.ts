@@ -9,6 +9,7 @@ import { isBrowserForm } from '../form-body.js'
  * a caller signed in with a session (their sessions: a password or an
  * OIDC sign-in), or a caller signed in with a password of this server's
  * user store (the password change).
+ * D-SERVER-23.
  */
 export type AccountCaller = 'signed-in' | 'session' | 'password'
 
@@ -31,6 +32,7 @@ export function isSessionCaller (request: FastifyRequest): boolean {
  * `GATEHOUSE_SERVER_ACCOUNT_NOT_USER`) rather than asked to sign in again;
  * an anonymous one gets 401 `GATEHOUSE_SERVER_NOT_SIGNED_IN` (a browser
  * form: 303 to the login page). Every answer is `Cache-Control: no-store`.
+ * D-SERVER-24.
  */
 export function callerGate (kind: AccountCaller, prefix: string): onRequestHookHandler {
   // Where a form without JavaScript goes to sign in (again): the login page, back to the account page.

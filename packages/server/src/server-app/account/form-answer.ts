@@ -13,6 +13,7 @@ export type AccountDetail = Readonly<Record<string, string | number>>
  * Sends a browser form (no JavaScript) back to the account page with 303:
  * `<prefix>/account?done=password-changed&ended=2`,
  * `…?error=weak&rule=min-length`. The page picks its message by the code.
+ * D-SERVER-30.
  */
 export function backToAccount (reply: FastifyReply, prefix: string, outcome: { done: AccountDone } | { error: AccountError }, detail: AccountDetail = {}): FastifyReply {
   const query = new URLSearchParams({ ...outcome })

@@ -22,7 +22,7 @@ export function registerAccountLogout (app: FastifyInstance, prefix: string): vo
     reply.header('cache-control', 'no-store')
     if (isBrowserForm(request.headers)) {
       const next = request.body?.next
-      // D-PAGE-06.
+      // D-SERVER-35: switch account: sign out, then sign in with the page to come back to.
       const query = next === undefined ? '' : `?next=${encodeURIComponent(safeNextPath(next))}`
       return reply.code(303).header('location', `${prefix}/login_page${query}`).send()
     }

@@ -5,7 +5,7 @@ import { sessionCaller } from './caller.js'
 import { backToAccount } from './form-answer.js'
 import { endOtherSessions, findSession, listSessions } from './session-list.js'
 
-// Checked by the handler (isSessionHandle): a malformed handle is a 404 like an unknown one.
+// Checked by the handler (isSessionHandle): a malformed handle is a 404 like an unknown one (D-SERVER-27).
 export const handleParam = { type: 'object', required: ['handle'], properties: { handle: { type: 'string', maxLength: 64 } } }
 
 /**

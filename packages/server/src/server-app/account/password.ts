@@ -50,10 +50,12 @@ export function registerPasswordChange (app: FastifyInstance, context: PasswordC
     if (typeof current !== 'string' || current === '' || current.length > MAX_PASSWORD || typeof chosen !== 'string' || chosen === '') {
       return refuse('missing', badPasswordChange('current_password and new_password are required'))
     }
+    // D-SERVER-26: optional; a form without JavaScript cannot compare the two itself.
     if (confirm !== undefined && confirm !== chosen) return refuse('mismatch', badPasswordChange('new_password_confirm differs from new_password'))
     // Before the current password is checked: a refused choice costs no attempt.
     const problem = passwordProblem(chosen, identity, policy)
     if (problem !== null) return refuse('weak', weakPassword(problem), { rule: problem.rule })
+    // D-SERVER-25: the login's own check, under its lockout; a wrong password is 403, not 401 (the session is valid).
     const checked = await passwords.check(identity, current, request.ip)
     if (checked.outcome === 'locked') return refuse('locked', lockedOut(checked.retryAfter), { retry: checked.retryAfter })
     if (checked.outcome === 'invalid') return refuse('wrong-password', wrongPassword())
@@ -61,7 +63,7 @@ export function registerPasswordChange (app: FastifyInstance, context: PasswordC
     const existed = session.exists
     // The stamp of the password set here, proven by the password itself: a
     // change overtaking this one (or a disable, a delete) leaves this caller
-    // signed out rather than signed in under the other's stamp.
+    // signed out rather than signed in under the other's stamp (D-SESSION-23).
     const changed = await users.setPassword(identity, chosen) ? await users.verify(identity, chosen) : null
     if (changed === null) {
       session.logout()

@@ -6,6 +6,7 @@ export const LISTED = 100
  * Sessions of one identity read at most to list, find or end them: the
  * newest {@link LISTED} are shown out of these (a store answers any
  * `limit` of them, not the newest).
+ * D-SESSION-25.
  */
 export const LOOKUP = 1000
 
@@ -70,7 +71,7 @@ export async function listSessions (store: SessionStore, owner: SessionOwner, li
   })
 }
 
-/** The stored session of `owner` named by `handle`, or undefined (also for a value that is not a handle). */
+/** The stored session of `owner` named by `handle`, or undefined (also for a value that is not a handle: D-SERVER-27). */
 export async function findSession (store: SessionStore, owner: SessionOwner, handle: string): Promise<SessionEntry | undefined> {
   if (!isSessionHandle(handle)) return undefined
   return (await store.listFor(owner.identity, LOOKUP)).find((entry) => ownedBy(entry, owner) && sessionHandle(entry.key) === handle)
@@ -84,6 +85,7 @@ const PASSES = 10
  * (read {@link LOOKUP} at a time, so any number of them); resolves with how
  * many this call ended. Unlike `destroyAllFor` then a new sign-in, the
  * kept session keeps its id, its data and its absolute lifetime.
+ * D-SESSION-24.
  */
 export async function endOtherSessions (store: SessionStore, owner: SessionOwner, keep: string | null): Promise<number> {
   const ended = new Set<string>()
