@@ -44,7 +44,7 @@ function isLogger (value: unknown): value is FastifyBaseLogger {
  * admin's, the account's, sign-out; SameSite=Lax still sends that cookie
  * from a sibling site), unless the caller's `middleware.csrf` says
  * otherwise; when on, it watches the session's cookie, renamed or not.
- * D-CSRF-05.
+ * D-CSRF-05, D-CSRF-08.
  */
 function csrfSetting (given: ComponentSetting | undefined, sessionOn: boolean, cookieName: unknown): ComponentSetting | undefined {
   const setting = given ?? (sessionOn ? true : undefined)

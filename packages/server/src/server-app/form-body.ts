@@ -35,7 +35,7 @@ export function isBrowserForm (headers: Readonly<Record<string, string | string[
  * `GATEHOUSE_SERVER_FORM_NOT_ACCEPTED`), before they are parsed: for the
  * JSON-only admin API. A page of another site can post a form without the
  * browser asking anyone, but not JSON, so this holds even where the csrf
- * component is turned off.
+ * component is turned off. D-SERVER-42.
  */
 export function refuseFormBodies (app: FastifyInstance): void {
   app.addHook('onRequest', function refuseForm (request, _reply, done) {

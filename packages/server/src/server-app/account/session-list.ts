@@ -28,7 +28,7 @@ export interface SessionItem {
  * providers' `sub`s), so a caller's own sessions are those of its identity
  * signed in the same way (`via`: `password`, `oidc:<name>`, or null for an
  * app's own `login`). An administrator's view is the identity's, every way
- * (`via` undefined).
+ * (`via` undefined). D-SERVER-41.
  */
 export interface SessionOwner { readonly identity: string, readonly via?: string | null }
 
