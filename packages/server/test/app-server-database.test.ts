@@ -159,8 +159,8 @@ test('the whole flow through real sockets: the admin adds a user and a key, the 
 
 test('an API key expiry past year 9999 (UTC) is a 400 naming it, not the database\'s 500', postgres, async (t) => {
   const db = await database(t)
-  const { base } = await start(t, { database: { url: db.url, migrate: true }, adminPassword: 'admin-password-1' })
-  const admin = await login(base, 'admin', 'admin-password-1')
+  const { base } = await start(t, { database: { url: db.url, migrate: true }, adminPassword: 'gatekeeper-pass-1' })
+  const admin = await login(base, 'admin', 'gatekeeper-pass-1')
   const late = await fetch(`${base}/_server/tokens`, json('POST', { label: 'late', expiresAt: '9999-12-31T23:00:00-05:00' }, admin.cookie))
   t.equal(late.status, 400)
   t.match(late.headers.get('content-type'), /^application\/json/)
@@ -173,11 +173,11 @@ test('an API key expiry past year 9999 (UTC) is a 400 naming it, not the databas
 test('lockout on PostgreSQL with the largest options allowed: logins are counted, never a database error', postgres, async (t) => {
   const db = await database(t)
   const largest = { maxAttempts: 1_000_000, backoff: 86_400, resetAfter: 31_536_000 }
-  const { base } = await start(t, { database: { url: db.url, migrate: true }, adminPassword: 'admin-password-1', serverApp: { login: largest } })
+  const { base } = await start(t, { database: { url: db.url, migrate: true }, adminPassword: 'gatekeeper-pass-1', serverApp: { login: largest } })
   for (let i = 0; i < 3; i++) t.equal((await login(base, 'admin', 'wrong-password')).status, 401, `failure ${i + 1}: counted, not locked`)
   const [row] = await db.query<{ failures: number }>('select failures from gatehouse.lockout where key = $1', ['identity:admin'])
   t.equal(row?.failures, 3, 'the identity\'s failures are in the lockout table')
-  t.equal((await login(base, 'admin', 'admin-password-1')).status, 200, 'the right password still signs in')
+  t.equal((await login(base, 'admin', 'gatekeeper-pass-1')).status, 200, 'the right password still signs in')
   t.same(await db.query('select key from gatehouse.lockout where key = $1', ['identity:admin']), [], 'and resets the identity')
 })
 
