@@ -95,12 +95,15 @@ const list = (v: string | readonly string[] | undefined): readonly string[] | un
 /**
  * When the token says its subject signed in (OIDC Core's `auth_time`, in
  * seconds), in ms; `null` without one: the token's issue time says nothing
- * about the sign-in, so such a caller is never fresh.
+ * about the sign-in, so such a caller is never fresh. A sign-in in the
+ * future (beyond the clock tolerance: an issuer's bug or skewed clock) is
+ * no sign-in either: taken as given it would stay "fresh" for the token's
+ * whole life.
  * D-AUTH-30.
  */
-function authTime (claim: unknown): number | null {
+function authTime (claim: unknown, now: number, toleranceSeconds: number): number | null {
   const at = typeof claim === 'number' ? claim * 1000 : Number.NaN
-  return Number.isFinite(at) ? at : null
+  return Number.isFinite(at) && at <= now + toleranceSeconds * 1000 ? at : null
 }
 
 /** One configured verifier, keys imported once. */
@@ -208,6 +211,6 @@ export class JwtVerifier {
     const granted = tokenTags(claims, this.#tagPolicy)
     if ('detail' in granted) return granted
     const tags = granted.length === 0 ? this.#tags : [...this.#tags, ...granted]
-    return { avatar: new Avatar(identity, { tags, backend: `jwt:${this.name}`, authenticatedAt: authTime(claims.auth_time) }), validUntil }
+    return { avatar: new Avatar(identity, { tags, backend: `jwt:${this.name}`, authenticatedAt: authTime(claims.auth_time, now, this.#rules.clockTolerance) }), validUntil }
   }
 }

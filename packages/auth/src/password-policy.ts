@@ -81,8 +81,15 @@ export function resolvePasswordPolicy (policy: PasswordPolicy | undefined = {}, 
   const minLength = policy.minLength === undefined ? passwordPolicyDefaults.minLength : lengthOption(policy.minLength, 'minLength', MIN_LENGTH_FLOOR, MIN_LENGTH_TOP, where)
   const maxLength = policy.maxLength === undefined ? passwordPolicyDefaults.maxLength : lengthOption(policy.maxLength, 'maxLength', MAX_LENGTH_FLOOR, MAX_LENGTH_TOP, where)
   if (maxLength < minLength) throw new GATEHOUSE_AUTH_INVALID_CONFIG(`${where}.maxLength`, `must not be below minLength (${minLength})`)
-  return Object.freeze({ minLength, maxLength })
+  const resolved = Object.freeze({ minLength, maxLength })
+  resolvedPolicies.add(resolved)
+  return resolved
 }
+
+// The policies resolvePasswordPolicy made: any other object handed to
+// passwordProblem (a plain `{ minLength: 12 }` from JavaScript) is resolved
+// first, so a missing bound is the default, never "no bound".
+const resolvedPolicies = new WeakSet<object>([passwordPolicyDefaults])
 
 let common: ReadonlySet<string> | undefined
 
@@ -132,14 +139,24 @@ function identityWords (identity: string): string[] {
  */
 export function passwordProblem (password: string, identity: string, policy: ResolvedPasswordPolicy = passwordPolicyDefaults): PasswordProblem | null {
   if (typeof password !== 'string') return { rule: 'min-length', message: 'The password must be a string.' }
-  const length = [...password].length
-  if (length < policy.minLength) return { rule: 'min-length', message: `The password must be at least ${policy.minLength} characters long.` }
-  if (length > policy.maxLength) return { rule: 'max-length', message: `The password must be at most ${policy.maxLength} characters long.` }
+  const { minLength, maxLength } = resolvedPolicies.has(policy) ? policy : resolvePasswordPolicy(policy)
+  // Judged as it is hashed (NFC: D-PASSWORD-09), so a decomposed "é" does
+  // not count twice; the length and the words are judged without the
+  // invisible format characters (zero-width space, soft hyphen, BOM…), so
+  // "password1" with one inside is still password1 and eight of them are
+  // not eight characters.
+  const hashed = password.normalize('NFC')
+  const visible = hashed.replace(INVISIBLE, '')
+  if ([...visible].length < minLength) return { rule: 'min-length', message: `The password must be at least ${minLength} characters long.` }
+  if ([...hashed].length > maxLength) return { rule: 'max-length', message: `The password must be at most ${maxLength} characters long.` }
   if (UNPRINTABLE.test(password)) return { rule: 'unprintable', message: 'The password must not contain control characters.' }
-  const lower = password.toLowerCase()
+  const lower = visible.toLowerCase()
   if (typeof identity === 'string' && (lower === identity.toLowerCase() || identityWords(identity).some((word) => lower.includes(word)))) {
     return { rule: 'contains-identity', message: 'The password must not contain the identity.' }
   }
-  if (isCommonPassword(password)) return { rule: 'common', message: 'The password is one of the most common passwords; choose another.' }
+  if (isCommonPassword(visible)) return { rule: 'common', message: 'The password is one of the most common passwords; choose another.' }
   return null
 }
+
+// Unicode's format characters (category Cf): they take no space when shown.
+const INVISIBLE = /\p{Cf}/gu

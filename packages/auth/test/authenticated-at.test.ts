@@ -52,7 +52,10 @@ test('AuthCore: a JWT\'s auth_time ×1000 when it is a finite number, else null'
     ['absent', undefined, null],
     ['a string', String(signedIn), null],
     ['null', null, null],
-    ['a number too large for ms', 1e306, null]
+    ['a number too large for ms', 1e306, null],
+    ['within the clock tolerance ahead (5 s)', nowS() + 5, (nowS() + 5) * 1000],
+    ['in the future, past the tolerance', nowS() + 6, null],
+    ['ten years ahead', nowS() + 315_360_000, null]
   ]
   for (const [name, authTime, expected] of cases) {
     const token = await hs(authTime === undefined ? {} : { auth_time: authTime } as JWTPayload)

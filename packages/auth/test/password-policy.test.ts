@@ -221,3 +221,24 @@ test('scripts/common-passwords.mjs: 8 or more characters, lower-cased, first occ
   t.equal(refused.code, 1)
   t.match(refused.stderr, /expected a JSON array of strings/)
 })
+
+// Found in review: the rules read the raw string while the hash is made of its
+// NFC form, and invisible format characters passed as printable letters.
+test('judged as hashed: NFC, without invisible format characters (D-PASSWORD-09)', async (t) => {
+  const policy = resolvePasswordPolicy()
+  const decomposed = 'éééé'.normalize('NFD')
+  t.equal([...decomposed].length, 8, 'eight code points as sent')
+  t.match(passwordProblem(decomposed, 'carol', policy), { rule: 'min-length' }, 'four characters once composed, as the hash sees them')
+  for (const hidden of ['password1\u200b', '\u00adpassword1', 'qwertyuiop\ufeff', 'pass\u200dword1']) {
+    t.match(passwordProblem(hidden, 'x', policy), { rule: 'common' }, `${JSON.stringify(hidden)} is still a common password`)
+  }
+  t.match(passwordProblem('\u200b'.repeat(12), 'x', policy), { rule: 'min-length' }, 'invisible characters are no length')
+  t.match(passwordProblem('car\u200bol-garden-9', 'carol', policy), { rule: 'contains-identity' })
+  t.equal(passwordProblem('👨‍👩‍👧👨‍👩‍👧👨‍👩‍👧 family', 'x', policy), null, 'emoji joined by zero-width joiners are fine')
+})
+
+test('a policy object not made by resolvePasswordPolicy is resolved first: a missing bound is the default, never none', async (t) => {
+  t.match(passwordProblem('short', 'x', { minLength: 12 } as never), { rule: 'min-length', message: 'The password must be at least 12 characters long.' })
+  t.match(passwordProblem('short', 'x', {} as never), { rule: 'min-length', message: 'The password must be at least 8 characters long.' })
+  t.throws(() => passwordProblem('long enough words', 'x', { minLength: 3 } as never), { code: 'GATEHOUSE_AUTH_INVALID_CONFIG' })
+})

@@ -27,6 +27,8 @@ test('an unknown option is refused, naming it (it was ignored)', async (t) => {
   t.ok(err instanceof TypeError, 'a TypeError subclass')
   t.match(await bootError({ serverApp: { login: { maxAtempts: 3 } } }), { code: SCHEMA, message: 'serverApp.login.maxAtempts: unknown option' })
   t.match(await bootError({ serverApp: { oidc: {}, allowInsecureIssuer: true } }), { code: SCHEMA, message: 'serverApp.allowInsecureIssuer: unknown option' })
+  // A seeded user's typo (`tag`) seeded a user without the tags it meant.
+  t.match(await bootError({ logger: false, users: { bob: { password: 'quiet-harbour-9184', tag: 'ops' } } }), { code: INVALID, message: 'users.bob.tag: unknown key (known: password, tags)' })
 })
 
 test('a value of the wrong kind is refused, naming it', async (t) => {

@@ -116,6 +116,9 @@ export function AuthMixin<T extends ServerClass> (Base: T): T {
       } else {
         const seeded = new MemoryUserStore()
         for (const [identity, user] of Object.entries(options.users as Record<string, { password: string, tags?: string | readonly string[] }>)) {
+          // A typo (`tag`) must not seed a user without the tags it meant.
+          const unknown = typeof user === 'object' && user !== null ? Object.keys(user).find((key) => key !== 'password' && key !== 'tags') : undefined
+          if (unknown !== undefined) throw new GATEHOUSE_SERVER_INVALID_OPTIONS(`users.${identity}.${unknown}`, 'unknown key (known: password, tags)')
           try {
             await seeded.add(identity, { password: user?.password, tags: user?.tags ?? [] })
           } catch (err) {
