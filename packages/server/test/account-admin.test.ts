@@ -2,7 +2,7 @@
 // D-SERVER-28, D-AUTH-38.
 import { test, type Test } from 'tap'
 import { sessionKey } from '@fastify-gatehouse/session'
-import { accountServer, ADMIN_PASSWORD, ALICE_KEY, cookieFrom, handleOf, injectSignIn } from './helpers/account.js'
+import { accountServer, ADMIN_PASSWORD, ALICE_KEY, cookieFrom, handleOf, injectSignIn, NEW_PASSWORD } from './helpers/account.js'
 
 type Server = Awaited<ReturnType<typeof accountServer>>
 const whoami = async (server: Server, headers: Record<string, string>) => (await server.inject({ url: '/whoami', headers })).json().auth
@@ -65,14 +65,37 @@ test('DELETE /users/:identity/sessions/:handle ends one; POST /users/:identity/s
   t.equal(await whoami(server, { cookie: oidc }), null)
 })
 
-test('deleting or disabling a user ends their sessions but leaves API keys labelled with their identity alone', async (t) => {
+test('a new password, a disable or a delete by the admin ends the user\'s sessions in the store at once; API keys labelled with their identity are left alone', async (t) => {
   const { server, as } = await setup(t)
+  const store = server.fastify.sessionStore
+  // Read before any request of alice's: the per-request password check cannot have ended them (D-SESSION-10).
+  const stored = async (identity = 'alice') => (await store.listFor(identity, 100)).length
+  const signIns = async (password: string) => [await injectSignIn(server, 'alice', password), await injectSignIn(server, 'alice', password)]
   const bearer = { authorization: `Bearer ${ALICE_KEY}` }
-  const cookie = await injectSignIn(server, 'alice', 'alice-pass')
+  const bob = await injectSignIn(server, 'bob', 'bob-pass-1')
+
+  let cookies = await signIns('alice-pass')
+  t.equal(await stored(), 2, 'two sessions stored')
+  t.equal((await as('PATCH', '/_server/users/alice', undefined, { password: NEW_PASSWORD })).statusCode, 200)
+  t.equal(await stored(), 0, 'a new password set by the admin: no session left in the store')
+  for (const cookie of cookies) t.equal(await whoami(server, { cookie }), null, 'new password: the session ended')
+
+  cookies = await signIns(NEW_PASSWORD)
+  t.equal(await stored(), 2)
   t.equal((await as('PATCH', '/_server/users/alice', undefined, { enabled: false })).statusCode, 200)
-  t.equal(await whoami(server, { cookie }), null, 'disabled: the session ended')
+  t.equal(await stored(), 0, 'disabled: no session left in the store')
+  for (const cookie of cookies) t.equal(await whoami(server, { cookie }), null, 'disabled: the session ended')
   t.match(await whoami(server, bearer), { identity: 'alice', backend: 'api_key' }, 'the key labelled alice still works')
+
+  t.equal((await as('PATCH', '/_server/users/alice', undefined, { enabled: true })).statusCode, 200)
+  cookies = await signIns(NEW_PASSWORD)
+  t.equal(await stored(), 2)
   t.equal((await as('DELETE', '/_server/users/alice')).statusCode, 200)
+  t.equal(await stored(), 0, 'deleted: no session left in the store')
+  for (const cookie of cookies) t.equal(await whoami(server, { cookie }), null, 'deleted: the session ended')
+  t.equal(await stored('bob'), 1, 'another user\'s session is left alone')
+  t.equal((await whoami(server, { cookie: bob })).identity, 'bob')
+
   t.match(await whoami(server, bearer), { identity: 'alice', backend: 'api_key' }, 'deleted: the key is a separate principal and still works')
   t.match((await as('GET', '/_server/tokens')).json().tokens, [{ label: 'alice', enabled: true }], 'and is still listed, enabled')
   const me = await server.inject({ url: '/_server/account/me', headers: bearer })

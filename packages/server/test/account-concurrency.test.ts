@@ -2,6 +2,7 @@
 // revocations, sign-outs racing writes in flight, password changes racing
 // each other. What must hold once the dust settles is asserted, never timing.
 import { test, type Test } from 'tap'
+import { MemorySessionStore, sessionKey } from '@fastify-gatehouse/session'
 import { accountServer, call, cookieFrom, fetchSignIn, NEW_PASSWORD, whoIs, type AccountServerOptions } from './helpers/account.js'
 
 async function started (t: Test, options: AccountServerOptions = {}): Promise<string> {
@@ -93,8 +94,12 @@ test('20 sessions call revoke-others at once: all answered, at most one session 
 })
 
 test('24 sessions change the password at once: the password is one that was answered 200; at most one session, its own, is left', async (t) => {
-  const base = await started(t, { maxAttempts: 1000, addressMaxAttempts: 4000 })
-  const cookies = await signIns(base, 24)
+  const sessionStore = new MemorySessionStore()
+  const base = await started(t, { sessionStore, maxAttempts: 1000, addressMaxAttempts: 4000 })
+  // Four more sessions that make no request of their own, so only the change itself can end them.
+  const all = await signIns(base, 28)
+  const cookies = all.slice(0, 24)
+  const bystanders = all.slice(24)
   const chosen = cookies.map((_c, i) => `${NEW_PASSWORD}-${i}`)
   const answers = await Promise.all(cookies.map(async (cookie, i) => {
     const res = await call(base, 'POST', '/_server/account/password', { cookie }, { current_password: 'alice-pass', new_password: chosen[i] })
@@ -109,6 +114,9 @@ test('24 sessions change the password at once: the password is one that was answ
   // A session another change ended (or whose stamp went stale) before its request was read is anonymous.
   t.same(answers.filter((a) => a.status === 401 && a.code !== 'GATEHOUSE_SERVER_NOT_SIGNED_IN'), [], '401s are sessions already ended')
   t.same(answers.filter((a) => ![200, 401, 403, 409].includes(a.status)), [], 'nothing else (no 500, no 503)')
+  // Every session signed in before the changes existed when the first one went through: the store holds none of them.
+  const stored = [...cookies, ...bystanders].filter((cookie) => sessionStore.get(sessionKey(cookie.slice('session_id='.length))) !== null)
+  t.equal(stored.length, 0, `no session from before the changes left in the store (${stored.length}, ${stored.filter((c) => bystanders.includes(c)).length} of them bystanders)`)
 
   const works = async (password: string) => (await call(base, 'POST', '/_server/login', {}, { identity: 'alice', password })).status === 200
   const current = []

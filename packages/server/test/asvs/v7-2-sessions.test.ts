@@ -50,23 +50,28 @@ test('ASVS 5.0 V7.2.3: session tokens are unique, 256 random bits (CSPRNG) each'
 test('ASVS 5.0 V7.2.4: a new token at every sign-in and re-authentication; the token before it ends', async (t) => {
   const server = await accountServer()
   t.teardown(() => server.close())
+  // Ended means gone from the store, not merely anonymous or refused by a later check.
+  const stored = async (cookie: string) => await server.fastify.sessionStore.get(sessionKey(idOf(cookie)))
   // A session that exists before the sign-in (fixation).
   const anonymous = cookieFrom((await server.inject({ method: 'POST', url: '/test/anonymous-write' })).headers['set-cookie'])!
   const signedIn = await server.inject({ method: 'POST', url: '/_server/login', headers: { cookie: anonymous }, payload: { identity: 'alice', password: 'alice-pass' } })
   const first = cookieFrom(signedIn.headers['set-cookie'])!
   t.not(first, anonymous, 'sign-in: a new token')
+  t.equal(await stored(anonymous), null, 'the pre-sign-in token\'s session is gone from the store')
   t.equal(await whoami(server, first), 'alice')
   t.equal(await whoami(server, anonymous), null, 'the pre-sign-in token is not signed in')
   // Re-authentication from a signed-in session: signing in again.
   const again = await server.inject({ method: 'POST', url: '/_server/login', headers: { cookie: first }, payload: { identity: 'alice', password: 'alice-pass' } })
   const second = cookieFrom(again.headers['set-cookie'])!
   t.not(second, first, 'sign-in again: a new token')
+  t.equal(await stored(first), null, 'the token before it: gone from the store')
   t.equal(await whoami(server, first), null, 'the token before it ended')
   // Re-authentication by the current password: the password change.
   const changed = await server.inject({ method: 'POST', url: '/_server/account/password', headers: { cookie: second }, payload: { current_password: 'alice-pass', new_password: NEW_PASSWORD } })
   t.equal(changed.statusCode, 200)
   const third = cookieFrom(changed.headers['set-cookie'])!
   t.not(third, second, 'a password change: a new token')
+  t.equal(await stored(second), null, 'the token before it: gone from the store')
   t.equal(await whoami(server, second), null, 'the token before it ended')
   t.equal(await whoami(server, third), 'alice')
 })
