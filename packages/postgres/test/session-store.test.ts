@@ -59,6 +59,14 @@ test('PostgresSessionStore keeps rows as PostgreSQL sees them', postgres, async 
   await store.touch(key, now + 120_000)
   t.match(await store.get(key), { expiresAt: now + 120_000, version: 1 }, 'touch moves the deadline column only')
 
+  // An OIDC sign-in's auth_time, and an unknown sign-in time, survive the round trip (D-OIDC-12).
+  for (const authenticatedAt of [now - 3_600_000, null]) {
+    const oidc = { ...written, via: 'oidc:corp', stamp: null, authenticatedAt }
+    t.equal(await store.set('oidc', oidc, null), 'written')
+    t.same(await store.get('oidc'), oidc, `authenticatedAt ${String(authenticatedAt)} kept`)
+    await store.destroy('oidc')
+  }
+
   t.equal(await store.set('anon', record(null, now + 60_000), null), 'written')
   t.same((await db.pool.query("select identity from gatehouse.sessions where key = 'anon'")).rows, [{ identity: null }], 'anonymous: no identity')
   t.match(await store.get('anon'), { identity: null, tags: [], via: null, stamp: null })

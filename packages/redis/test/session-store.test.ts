@@ -53,6 +53,13 @@ test('RedisSessionStore keeps records as Redis sees them: hashed keys, Redis-enf
   t.equal(await store.set(key, written, null), 'written')
   t.same(await store.get(key), written, 'round trip, empty arrays kept')
   t.equal(await client.hget(`${prefix}${key}`, 'v'), '1', 'the version is a field of its own, for the write script')
+  // An OIDC sign-in's auth_time, and an unknown sign-in time, survive the round trip (D-OIDC-12).
+  for (const authenticatedAt of [now - 3_600_000, null]) {
+    const oidc = { ...written, via: 'oidc:corp', stamp: null, authenticatedAt }
+    t.equal(await store.set('oidc', oidc, null), 'written')
+    t.same(await store.get('oidc'), oidc, `authenticatedAt ${String(authenticatedAt)} kept`)
+    await store.destroy('oidc')
+  }
   t.same((await client.keys(`${prefix}*`)).sort(), [`${prefix}identity:alice`, `${prefix}${key}`])
   const recordExpiry = await client.pexpiretime(`${prefix}${key}`)
   t.equal(recordExpiry, now + 60_000, 'the record expires in Redis at expiresAt (PEXPIREAT)')

@@ -30,7 +30,10 @@ async function startRp (t: Test, name: string, provider: { issuer: string, clien
     // an unknown provider option is a boot error.
     serverApp: { oidc: { [name]: { issuer: provider.issuer, clientId: provider.clientId, clientSecret: provider.clientSecret, tags: 'staff' } }, allowInsecureIssuers: true }
   })
-  server.register(async (app) => { app.get('/private', { authRule: 'staff' }, async (req) => ({ you: req.scope.auth?.identity })) })
+  server.register(async (app) => {
+    app.get('/private', { authRule: 'staff' }, async (req) => ({ you: req.scope.auth?.identity }))
+    app.get('/recent', { authRule: 'staff', fresh: 3600 }, async (req) => ({ at: req.scope.auth?.authenticatedAt }))
+  })
   await server.serve('localhost', port)
   t.teardown(() => server.close())
   return { server, base, raw, get lines () { return raw.map((l) => JSON.parse(l) as LogLine) } }
@@ -196,4 +199,55 @@ test('a refusal answers JSON to a non-browser caller, and no log line holds the 
   for (const secret of [...idp.codes, ...idp.issued, ...idp.issued[1]!.split('.').slice(1), idp.clientSecret]) {
     t.notOk(log.includes(secret), `never logged: ${secret.slice(0, 6)}…`)
   }
+})
+
+// D-OIDC-12: the provider's SSO session may be days old; its auth_time, not
+// the callback, is when the user signed in.
+const seconds = (ms: number) => Math.floor(ms / 1000)
+
+test('re-authentication: an id_token whose auth_time predates the start, or has none, is refused', async (t) => {
+  const { idp, rp } = await rogue(t)
+  const until = isCallback(rp)
+  idp.misbehave = { claims: { auth_time: seconds(Date.now()) - 3600 } }
+  const old = new CookieClient()
+  const { url } = await old.follow(`${rp.base}/_server/auth/oidc:rogue/start?next=%2Fprivate&reauth=1`, {}, until)
+  await assertRefused(t, rp, old, new URL(url), 'The provider did not ask you to sign in again', /a re-authentication, but the id_token's auth_time predates its start/)
+  idp.misbehave = {}
+  const none = new CookieClient()
+  const { url: noAuthTime } = await none.follow(`${rp.base}/_server/auth/oidc:rogue/start?next=%2Fprivate&reauth=1`, {}, until)
+  await assertRefused(t, rp, none, new URL(noAuthTime), 'The provider did not ask you to sign in again', /a re-authentication, but the id_token's auth_time is missing/)
+})
+
+test('a sign-in counts from the provider\'s auth_time: an old provider session does not pass fresh, a re-login does', async (t) => {
+  const { idp, rp } = await rogue(t)
+  const client = new CookieClient()
+  idp.misbehave = { claims: { auth_time: seconds(Date.now()) - 7200 } }
+  const { url } = await client.follow(`${rp.base}/_server/auth/oidc:rogue/start?next=%2Fprivate`)
+  t.equal(url, `${rp.base}/private`, 'signed in silently, by the provider\'s two-hour-old session')
+  const stale = await client.request(`${rp.base}/recent`, { accept: 'application/json' })
+  t.equal(stale.status, 401, 'fresh: 3600 refuses a sign-in 7200 s ago')
+  t.match(await stale.json(), { code: 'GATEHOUSE_CORE_REAUTHENTICATE', max_age: 3600 })
+  const browser = await client.request(`${rp.base}/recent`)
+  t.equal(browser.status, 302)
+  t.equal(browser.headers.get('location'), '/_server/login_page?next=%2Frecent&reauth=1', 'a browser is asked to confirm it\'s them')
+  const page = await (await client.request(`${rp.base}${browser.headers.get('location')!}`)).text()
+  const href = /<a class="button" href="([^"]+)">Sign in with rogue<\/a>/.exec(page)?.[1]?.replace(/&amp;/g, '&')
+  t.equal(href, '/_server/auth/oidc:rogue/start?next=%2Frecent&reauth=1', 'the provider\'s button re-authenticates')
+
+  const relogin = seconds(Date.now())
+  idp.misbehave = { claims: { auth_time: relogin } }
+  const { response, url: back } = await client.follow(`${rp.base}${href!}`)
+  t.equal(back, `${rp.base}/recent`)
+  t.equal(response.status, 200, 'a login at the provider after the start passes')
+  t.same(await response.json(), { at: relogin * 1000 }, 'authenticated at auth_time')
+})
+
+test('a sign-in whose id_token has no auth_time has no known sign-in time: fresh routes ask for a re-authentication', async (t) => {
+  const { rp } = await rogue(t)
+  const client = new CookieClient()
+  const { url } = await client.follow(`${rp.base}/_server/auth/oidc:rogue/start?next=%2Fprivate`)
+  t.equal(url, `${rp.base}/private`, 'signed in')
+  const res = await client.request(`${rp.base}/recent`, { accept: 'application/json' })
+  t.equal(res.status, 401)
+  t.match(await res.json(), { code: 'GATEHOUSE_CORE_REAUTHENTICATE' })
 })

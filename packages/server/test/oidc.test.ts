@@ -48,6 +48,8 @@ test('happy path, headless: start → provider login → callback → signed in 
   t.equal(authorize.origin, rp.idp.issuer, 'to the provider')
   const params = Object.fromEntries(authorize.searchParams)
   t.match(params, { response_type: 'code', client_id: 'gatehouse', redirect_uri: `${rp.base}/_server/auth/oidc:local/callback`, scope: 'openid email profile', code_challenge_method: 'S256' })
+  t.equal(params.max_age, '31536000', 'auth_time asked for; any provider session up to a year old will do')
+  t.equal(params.prompt, undefined)
   t.match(params.state, /^[A-Za-z0-9_-]{20,}$/)
   t.match(params.nonce, /^[A-Za-z0-9_-]{20,}$/)
   t.match(params.code_challenge, /^[A-Za-z0-9_-]{43}$/)
@@ -58,6 +60,34 @@ test('happy path, headless: start → provider login → callback → signed in 
   t.equal(recent.status, 200, 'an OIDC sign-in is a sign-in: a fresh route lets the session through')
   t.type(((await recent.json()) as { at: unknown }).at, 'number', 'the session avatar knows when')
   t.ok(client.visited.some((v) => v.startsWith(`${rp.base}/_server/auth/oidc:local/callback?code=`)), 'through the callback')
+})
+
+test('re-authentication: reauth=1 sends prompt=login&max_age=0, and the provider asks for a login it would otherwise skip', async (t) => {
+  const rp = await start()
+  t.teardown(async () => { await rp.server.close(); await rp.idp.close() })
+  const client = new CookieClient()
+  await signIn(client, rp, 'alice')
+  // The provider's session signs in again silently: why a plain sign-in is no re-authentication.
+  const silent = await client.follow(`${rp.base}/_server/auth/oidc:local/start?next=%2Fme`)
+  t.equal(silent.url, `${rp.base}/me`, 'no login form on a plain sign-in')
+  t.notOk(client.visited.slice(-6).some((v) => v.includes('/interaction/')), 'the provider showed nothing')
+
+  const page = await (await client.request(`${rp.base}/_server/login_page?next=%2Frecent&reauth=1`)).text()
+  t.match(page, '<a class="button" href="/_server/auth/oidc:local/start?next=%2Frecent&amp;reauth=1">Sign in with Local IdP</a>')
+  t.match(await (await client.request(`${rp.base}/_server/login_page?next=%2Frecent`)).text(), '<a class="button" href="/_server/auth/oidc:local/start?next=%2Frecent">', 'no reauth on a plain login page')
+
+  const res = await client.request(`${rp.base}/_server/auth/oidc:local/start?next=%2Frecent&reauth=1`)
+  t.equal(res.status, 302)
+  const authorize = new URL(res.headers.get('location')!)
+  t.match(Object.fromEntries(authorize.searchParams), { prompt: 'login', max_age: '0', code_challenge_method: 'S256' })
+  let { url } = await client.follow(authorize.href)
+  t.match(url, /\/interaction\//, 'the provider asks for a login again')
+  let last: Response
+  ;({ url, response: last } = await client.follow(url, { form: { prompt: 'login', login: 'alice', password: 'any' } }))
+  // Consent was given at the first sign-in: the login form is the only step.
+  t.equal(url, `${rp.base}/recent`)
+  t.equal(last.status, 200, 'after a real login the fresh route passes')
+  t.type(((await last.json()) as { at: unknown }).at, 'number')
 })
 
 test('identityClaim email, and an unverified e-mail is refused', async (t) => {

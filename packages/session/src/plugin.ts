@@ -34,12 +34,13 @@ export const sessionHooks: FastifyPluginAsync<SessionOptions> = async function s
   const cleared = app.serializeCookie(opts.cookieName, '', { ...cookie, maxAge: 0, expires: new Date(0) })
   // One Avatar per stored record (the memory store hands back the same
   // object) and tag set (a checkIdentity may change the tags). Signing in
-  // starts a new record, so its createdAt is when the caller signed in (D-SESSION-22).
+  // starts a new record, so its createdAt is when the caller signed in
+  // (D-SESSION-22), unless the sign-in said otherwise (an OIDC auth_time, D-OIDC-12).
   const avatars = new WeakMap<SessionRecord, Avatar>()
 
   function avatarFor (record: SessionRecord, identity: string, tags: readonly string[]): Avatar {
     let avatar = avatars.get(record)
-    if (avatar === undefined || !sameTags(avatar.tags, tags)) avatars.set(record, avatar = new Avatar(identity, { tags, backend: 'session', authenticatedAt: record.createdAt }))
+    if (avatar === undefined || !sameTags(avatar.tags, tags)) avatars.set(record, avatar = new Avatar(identity, { tags, backend: 'session', authenticatedAt: record.authenticatedAt === undefined ? record.createdAt : record.authenticatedAt }))
     return avatar
   }
 

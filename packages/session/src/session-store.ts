@@ -22,6 +22,12 @@ export interface SessionRecord {
   /** What the sign-in method recorded to re-check later (e.g. a credential stamp), or null. */
   stamp: string | null
   /**
+   * When the identity proved who they are, when that is not `createdAt`:
+   * an OIDC provider's `auth_time` (earlier than the session); null when
+   * not known. Absent: at `createdAt`.
+   */
+  authenticatedAt?: number | null
+  /**
    * Where the session was last written from (its owner's "where am I signed
    * in" list), or null/absent when not known (a record written before this
    * field existed, or by an app's own code).

@@ -37,6 +37,13 @@ export interface SessionLoginOptions {
   via?: string
   /** A value the method can re-check later, e.g. the user's credential stamp. */
   stamp?: string
+  /**
+   * When the user proved who they are (ms since the epoch), when that is
+   * not now: an OIDC provider's `auth_time`; null when not known (never
+   * passes a `fresh` route). Default: now, the session's start. A time
+   * after now counts as now.
+   */
+  authenticatedAt?: number | null
 }
 
 /**
@@ -59,6 +66,8 @@ export class Session {
   #via: string | null
   #stamp: string | null
   #createdAt: number
+  // undefined: at #createdAt (a password sign-in, or a record from before the field).
+  #authenticatedAt: number | null | undefined
   // Who is making this request, worked out only when the session is
   // written (a label costs a few regular expressions): for its owner's list.
   readonly #client: (() => SessionClient) | null
@@ -86,6 +95,7 @@ export class Session {
     this.#via = loaded?.record.via ?? null
     this.#stamp = loaded?.record.stamp ?? null
     this.#createdAt = loaded?.record.createdAt ?? now
+    this.#authenticatedAt = loaded?.record.authenticatedAt
   }
 
   /** The session's id: the new one after `login`/`regenerate`/a first write, else the current one; null when there is none. */
@@ -115,11 +125,12 @@ export class Session {
 
   /**
    * When the identity signed in on this session (ms since the epoch): the
-   * session's start, since signing in always starts a new one; null when
-   * nobody is signed in.
+   * session's start, since signing in always starts a new one, or the
+   * earlier time `login` was given (an OIDC provider's `auth_time`); null
+   * when nobody is signed in.
    */
   get signedInAt (): number | null {
-    return this.identity === null ? null : this.#createdAt
+    return this.identity === null ? null : this.#authenticatedAt ?? this.#createdAt
   }
 
   /**
@@ -160,9 +171,12 @@ export class Session {
    */
   login (identity: string, tags: string | readonly string[] = [], options: SessionLoginOptions = {}): void {
     if (typeof identity !== 'string' || identity === '') throw new GATEHOUSE_SESSION_INVALID_LOGIN('needs an identity')
-    const { via = null, stamp = null } = options ?? {}
+    const { via = null, stamp = null, authenticatedAt } = options ?? {}
     if (via !== null && typeof via !== 'string') throw new GATEHOUSE_SESSION_INVALID_LOGIN('options.via must be a string')
     if (stamp !== null && typeof stamp !== 'string') throw new GATEHOUSE_SESSION_INVALID_LOGIN('options.stamp must be a string')
+    if (authenticatedAt != null && (typeof authenticatedAt !== 'number' || !Number.isFinite(authenticatedAt))) {
+      throw new GATEHOUSE_SESSION_INVALID_LOGIN('options.authenticatedAt must be a finite number of ms since the epoch, or null')
+    }
     this.#staleKey ??= this.#key
     this.#record = null
     this.#key = null
@@ -174,6 +188,7 @@ export class Session {
     this.#data = {}
     this.#changed.clear()
     this.#createdAt = this.#now
+    this.#authenticatedAt = authenticatedAt === undefined ? undefined : authenticatedAt === null ? null : Math.min(authenticatedAt, this.#now)
     this.#newId = newSessionId()
     this.#state = 'dirty'
   }
@@ -206,6 +221,7 @@ export class Session {
       this.#key = null
       this.#id = null
       this.#createdAt = this.#now
+      this.#authenticatedAt = undefined
     }
     this.#data ??= { ...(this.#record?.data ?? {}) }
     if (this.#id === null) this.#newId ??= newSessionId()
@@ -234,6 +250,7 @@ export class Session {
     this.#via = fresh.via
     this.#stamp = fresh.stamp
     this.#createdAt = fresh.createdAt
+    this.#authenticatedAt = fresh.authenticatedAt
     this.#data = data
     return this.#write(this.#expiresAt())
   }
@@ -254,6 +271,7 @@ export class Session {
       version: loaded === null ? 1 : loaded.version + 1,
       via: this.#via,
       stamp: this.#stamp,
+      ...(this.#authenticatedAt === undefined ? {} : { authenticatedAt: this.#authenticatedAt }),
       client: this.#client?.() ?? this.#record?.client ?? null
     }
     if (this.#newId !== null) return { kind: 'write', id: this.#newId, key: sessionKey(this.#newId), record, newId: true, loaded, staleKey: this.#staleKey }

@@ -2,7 +2,7 @@ import { isPlainObject } from '@fastify-gatehouse/core'
 import type { SessionClient, SessionRecord } from './session-store.js'
 
 /** A record as a shared store keeps it beside its deadline and version. */
-interface StoredRecord { identity: string | null, tags: string[], data: Record<string, unknown>, createdAt: number, via?: string | null, stamp?: string | null, client?: SessionClient }
+interface StoredRecord { identity: string | null, tags: string[], data: Record<string, unknown>, createdAt: number, via?: string | null, stamp?: string | null, authenticatedAt?: number | null, client?: SessionClient }
 
 const text = (value: unknown): string | null => typeof value === 'string' ? value : null
 
@@ -12,10 +12,16 @@ function client (value: unknown): SessionClient | null {
     : null
 }
 
+// Absent: at createdAt, as a record from before the field; malformed: unknown (never fresh).
+function signInTime (value: unknown): number | null | undefined {
+  if (value === undefined) return undefined
+  return typeof value === 'number' && Number.isFinite(value) ? value : null
+}
+
 /**
  * The JSON a shared store (Redis, PostgreSQL) keeps of a record: all of it
  * but `expiresAt` and `version`, which the store keeps where its
- * conditional writes can compare them; `via` and `stamp` only when set, so
+ * conditional writes can compare them; `via`, `stamp` and `authenticatedAt` only when set, so
  * an anonymous session stays small; `client` when known.
  */
 export function storedRecordJson (record: SessionRecord): string {
@@ -26,6 +32,7 @@ export function storedRecordJson (record: SessionRecord): string {
     createdAt: record.createdAt,
     ...(record.via === null ? {} : { via: record.via }),
     ...(record.stamp === null ? {} : { stamp: record.stamp }),
+    ...(record.authenticatedAt === undefined ? {} : { authenticatedAt: record.authenticatedAt }),
     ...(record.client == null ? {} : { client: { address: record.client.address, agent: record.client.agent } })
   }
   return JSON.stringify(stored)
@@ -39,6 +46,7 @@ export function storedRecordJson (record: SessionRecord): string {
 export function recordFromStored (stored: unknown, expiresAt: number, version: number): SessionRecord | null {
   if (!isPlainObject(stored) || !Array.isArray(stored.tags) || typeof stored.createdAt !== 'number') return null
   const from = client(stored.client)
+  const authenticatedAt = signInTime(stored.authenticatedAt)
   return {
     identity: text(stored.identity),
     tags: stored.tags as string[],
@@ -48,6 +56,7 @@ export function recordFromStored (stored: unknown, expiresAt: number, version: n
     version,
     via: text(stored.via),
     stamp: text(stored.stamp),
+    ...(authenticatedAt === undefined ? {} : { authenticatedAt }),
     // Absent when not known, as the record was written.
     ...(from === null ? {} : { client: from })
   }

@@ -44,7 +44,8 @@ function render (prefix: string, methods: readonly LoginMethodDescription[], req
 </form>`)
     } else {
       if (parts.length > 0) parts.push('<p class="divider">or</p>')
-      parts.push(`<a class="button" href="${escapeHtml(`${method.url}?next=${nextParam}`)}">Sign in with ${escapeHtml(method.label)}</a>`)
+      // Confirming it's you: the provider must ask for a new login too (D-OIDC-12).
+      parts.push(`<a class="button" href="${escapeHtml(`${method.url}?next=${nextParam}${reauth ? '&reauth=1' : ''}`)}">Sign in with ${escapeHtml(method.label)}</a>`)
     }
   }
   if (parts.length === 0) parts.push('<p>No sign-in method is configured.</p>')

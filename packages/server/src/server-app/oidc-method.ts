@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { acceptsHtml } from '@fastify-gatehouse/errors'
 import * as oidc from 'openid-client'
-import { Avatar, errorForLog, HttpError, redactText, safeNextPath, safeString } from '@fastify-gatehouse/core'
+import { Avatar, errorForLog, HttpError, MAX_FRESH_SECONDS, redactText, safeNextPath, safeString } from '@fastify-gatehouse/core'
 import type { Session } from '@fastify-gatehouse/session'
 import { GATEHOUSE_SERVER_SESSION_REQUIRED, notFound, OIDC_FAILED, oidcFailed, oidcUnavailable } from '../errors.js'
 import type { AuthMethod, LoginMethodDescription } from './auth-method.js'
@@ -16,12 +16,22 @@ interface Transaction {
   nonce: string
   next: string
   createdAt: number
+  /** A re-authentication (`reauth=1`): the provider was asked for a new login (D-OIDC-12). */
+  reauth?: boolean
 }
 
 // D-OIDC-03: in the session, keyed by state, at most five, ten minutes each.
 const TRANSACTIONS = 'gatehouse.oidc'
 const TRANSACTION_TTL_MS = 10 * 60 * 1000
 const MAX_TRANSACTIONS = 5
+
+// D-OIDC-12: every request asks for auth_time (OIDC Core makes it required
+// with max_age); a plain sign-in accepts a provider session of any age up to
+// the longest `fresh`, a re-authentication none.
+const PLAIN_MAX_AGE = String(MAX_FRESH_SECONDS)
+// How far the provider's clock may be behind ours when it reports a login
+// made after the start (openid-client's own default tolerance).
+const CLOCK_TOLERANCE_MS = 30_000
 
 /**
  * A browser that the provider sent back lands on a page, not on an error
@@ -62,8 +72,10 @@ export function oidcCauseForLog (thrown: unknown): { summary: string, cause: Rec
 /**
  * Sign-in with an OpenID Provider: authorization code flow with PKCE S256,
  * state and nonce (openid-client). `GET <prefix>/auth/oidc:<name>/start`
- * redirects to the provider; `…/callback` checks the answer, validates the
- * id_token, and signs the caller in with a regenerated session.
+ * redirects to the provider (`?reauth=1`: asking for a new login there);
+ * `…/callback` checks the answer, validates the id_token, and signs the
+ * caller in with a regenerated session, authenticated at the id_token's
+ * `auth_time`.
  */
 export class OidcMethod implements AuthMethod {
   readonly id: string
@@ -120,14 +132,14 @@ export class OidcMethod implements AuthMethod {
         if (m === undefined) throw notFound(`No sign-in method ${id}`)
         return m
       }
-      app.get<{ Params: { method: string }, Querystring: { next?: unknown } }>('/auth/:method/start', (request, reply) => method(request.params.method).#start(request, reply))
+      app.get<{ Params: { method: string }, Querystring: { next?: unknown, reauth?: unknown } }>('/auth/:method/start', (request, reply) => method(request.params.method).#start(request, reply))
       app.get<{ Params: { method: string }, Querystring: Record<string, string | undefined> }>('/auth/:method/callback', (request, reply) =>
         method(request.params.method).#callback(request, reply).catch((err: unknown) => refusalPage(err, request, reply, app.prefix)))
     }
     methods.set(this.id, this)
   }
 
-  async #start (request: FastifyRequest<{ Querystring: { next?: unknown } }>, reply: FastifyReply): Promise<FastifyReply> {
+  async #start (request: FastifyRequest<{ Querystring: { next?: unknown, reauth?: unknown } }>, reply: FastifyReply): Promise<FastifyReply> {
     const session = request.scope.session as Session | undefined
     if (session === undefined) throw new GATEHOUSE_SERVER_SESSION_REQUIRED()
     const config = await this.#config(request)
@@ -139,7 +151,8 @@ export class OidcMethod implements AuthMethod {
     for (const [key, tx] of Object.entries(pending)) if (now - tx.createdAt > TRANSACTION_TTL_MS) delete pending[key]
     const oldest = Object.entries(pending).sort(([, a], [, b]) => a.createdAt - b.createdAt)
     while (oldest.length >= MAX_TRANSACTIONS) delete pending[oldest.shift()![0]]
-    pending[state] = { provider: this.id, verifier, nonce, next: safeNextPath(request.query.next), createdAt: now }
+    const reauth = request.query.reauth === '1'
+    pending[state] = { provider: this.id, verifier, nonce, next: safeNextPath(request.query.next), createdAt: now, ...(reauth ? { reauth } : {}) }
     session.set(TRANSACTIONS, pending)
     const url = oidc.buildAuthorizationUrl(config, {
       redirect_uri: this.redirectUri,
@@ -147,7 +160,8 @@ export class OidcMethod implements AuthMethod {
       state,
       nonce,
       code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
-      code_challenge_method: 'S256'
+      code_challenge_method: 'S256',
+      ...(reauth ? { prompt: 'login', max_age: '0' } : { max_age: PLAIN_MAX_AGE })
     })
     return reply.code(302).header('cache-control', 'no-store').header('location', url.href).send()
   }
@@ -206,10 +220,17 @@ export class OidcMethod implements AuthMethod {
       request.log.warn(`oidc:${this.name}: callback refused: email_verified is false`)
       throw oidcFailed('The e-mail address is not verified by the identity provider')
     }
-    // D-OIDC-11.
-    session.login(identity, [...this.#provider.tags], { via: this.id })
-    // This request's caller came by OIDC, and signed in now (D-SESSION-22); later requests are `session`.
-    request.scope.auth = new Avatar(identity, { tags: this.#provider.tags, backend: this.id, authenticatedAt: this.#now() })
+    const now = this.#now()
+    // When the user last logged in at the provider: its SSO session may be days old (D-OIDC-12).
+    const authTime = typeof claims.auth_time === 'number' && Number.isFinite(claims.auth_time) ? Math.min(claims.auth_time * 1000, now) : null
+    if (tx.reauth === true && (authTime === null || authTime < tx.createdAt - CLOCK_TOLERANCE_MS)) {
+      request.log.warn(`oidc:${this.name}: callback refused: a re-authentication, but the id_token's auth_time ${authTime === null ? 'is missing' : 'predates its start'}`)
+      throw oidcFailed('The provider did not ask you to sign in again')
+    }
+    // D-OIDC-11; without auth_time the sign-in time is unknown, so no fresh route until a re-authentication.
+    session.login(identity, [...this.#provider.tags], { via: this.id, authenticatedAt: authTime })
+    // This request's caller came by OIDC, signed in at auth_time (D-SESSION-22, D-OIDC-12); later requests are `session`.
+    request.scope.auth = new Avatar(identity, { tags: this.#provider.tags, backend: this.id, authenticatedAt: authTime })
     return reply.code(303).header('location', tx.next).send()
   }
 }
