@@ -125,12 +125,12 @@ export class Session {
 
   /**
    * When the identity signed in on this session (ms since the epoch): the
-   * session's start, since signing in always starts a new one, or the
-   * earlier time `login` was given (an OIDC provider's `auth_time`); null
-   * when nobody is signed in.
+   * session's start, since signing in always starts a new one; null when
+   * nobody is signed in. The caller's `authenticatedAt` may be earlier
+   * (`login`'s `authenticatedAt`: an OIDC provider's `auth_time`).
    */
   get signedInAt (): number | null {
-    return this.identity === null ? null : this.#authenticatedAt ?? this.#createdAt
+    return this.identity === null ? null : this.#createdAt
   }
 
   /**

@@ -53,22 +53,23 @@ test('the session avatar\'s authenticatedAt is the sign-in time; fresh counts fr
 
 // D-OIDC-12: a sign-in may have happened before the session (an OIDC
 // provider's auth_time), or at an unknown time.
-test('login with authenticatedAt: the avatar and fresh count from it, the lifetime from the session\'s start', async (t) => {
+test('login with authenticatedAt: the avatar and fresh count from it; signedInAt and the lifetime from the session\'s start', async (t) => {
   const clock = fakeDateNow(t)
   const app = await build()
   t.teardown(() => app.close())
-  const earlier = clock.now() - 500_000
+  const start = clock.now()
+  const earlier = start - 500_000
   let cookie = `session_id=${sessionCookie(await app.inject({ method: 'POST', url: '/login', payload: { identity: 'alice', authenticatedAt: earlier } }))!}`
-  t.same((await app.inject({ url: '/at', headers: { cookie } })).json(), { at: earlier, signedInAt: earlier })
+  t.same((await app.inject({ url: '/at', headers: { cookie } })).json(), { at: earlier, signedInAt: start }, 'the session began at login')
   await app.inject({ method: 'POST', url: '/put', headers: { cookie } })
-  t.same((await app.inject({ url: '/at', headers: { cookie } })).json(), { at: earlier, signedInAt: earlier }, 'kept by writes')
+  t.same((await app.inject({ url: '/at', headers: { cookie } })).json(), { at: earlier, signedInAt: start }, 'kept by writes')
   t.equal((await app.inject({ url: '/recent', headers: { cookie } })).statusCode, 200, '500 s ago: fresh')
   clock.advance(100_001)
   t.equal((await app.inject({ url: '/recent', headers: { cookie } })).statusCode, 401, '600 s and 1 ms after the sign-in, though the session is 100 s old')
 
-  const start = clock.now()
+  const again = clock.now()
   cookie = `session_id=${sessionCookie(await app.inject({ method: 'POST', url: '/login', payload: { identity: 'alice', authenticatedAt: null } }))!}`
-  t.same((await app.inject({ url: '/at', headers: { cookie } })).json(), { at: null, signedInAt: start }, 'unknown: no avatar time; the session still shows when it began')
+  t.same((await app.inject({ url: '/at', headers: { cookie } })).json(), { at: null, signedInAt: again }, 'unknown: no avatar time')
   t.equal((await app.inject({ url: '/recent', headers: { cookie } })).statusCode, 401, 'an unknown sign-in time is never fresh')
 
   const future = clock.now() + 60_000
