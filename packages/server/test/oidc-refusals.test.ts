@@ -205,7 +205,7 @@ test('a refusal answers JSON to a non-browser caller, and no log line holds the 
 // the callback, is when the user signed in.
 const seconds = (ms: number) => Math.floor(ms / 1000)
 
-test('re-authentication: an id_token whose auth_time predates the start, or has none, is refused', async (t) => {
+test('re-authentication: an id_token whose auth_time predates the start, is in the future or is missing, is refused', async (t) => {
   const { idp, rp } = await rogue(t)
   const until = isCallback(rp)
   idp.misbehave = { claims: { auth_time: seconds(Date.now()) - 3600 } }
@@ -215,7 +215,11 @@ test('re-authentication: an id_token whose auth_time predates the start, or has 
   idp.misbehave = {}
   const none = new CookieClient()
   const { url: noAuthTime } = await none.follow(`${rp.base}/_server/auth/oidc:rogue/start?next=%2Fprivate&reauth=1`, {}, until)
-  await assertRefused(t, rp, none, new URL(noAuthTime), 'The provider did not ask you to sign in again', /a re-authentication, but the id_token's auth_time is missing/)
+  await assertRefused(t, rp, none, new URL(noAuthTime), 'The provider did not ask you to sign in again', /a re-authentication, but the id_token's auth_time is missing or in the future/)
+  idp.misbehave = { claims: { auth_time: seconds(Date.now()) + 3600 } }
+  const future = new CookieClient()
+  const { url: later } = await future.follow(`${rp.base}/_server/auth/oidc:rogue/start?next=%2Fprivate&reauth=1`, {}, until)
+  await assertRefused(t, rp, future, new URL(later), 'The provider did not ask you to sign in again', /a re-authentication, but the id_token's auth_time is missing or in the future/)
 })
 
 test('a sign-in counts from the provider\'s auth_time: an old provider session does not pass fresh, a re-login does', async (t) => {

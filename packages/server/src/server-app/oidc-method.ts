@@ -29,8 +29,8 @@ const MAX_TRANSACTIONS = 5
 // with max_age); a plain sign-in accepts a provider session of any age up to
 // the longest `fresh`, a re-authentication none.
 const PLAIN_MAX_AGE = String(MAX_FRESH_SECONDS)
-// How far the provider's clock may be behind ours when it reports a login
-// made after the start (openid-client's own default tolerance).
+// How far the provider's clock may be off ours when it reports a login
+// (openid-client's own default tolerance).
 const CLOCK_TOLERANCE_MS = 30_000
 
 /**
@@ -221,10 +221,12 @@ export class OidcMethod implements AuthMethod {
       throw oidcFailed('The e-mail address is not verified by the identity provider')
     }
     const now = this.#now()
-    // When the user last logged in at the provider: its SSO session may be days old (D-OIDC-12).
-    const authTime = typeof claims.auth_time === 'number' && Number.isFinite(claims.auth_time) ? Math.min(claims.auth_time * 1000, now) : null
+    // When the user last logged in at the provider: its SSO session may be days old.
+    // One in the future (beyond the tolerance) is no sign-in, as for a JWT (D-AUTH-30). D-OIDC-12.
+    const at = typeof claims.auth_time === 'number' ? claims.auth_time * 1000 : Number.NaN
+    const authTime = Number.isFinite(at) && at <= now + CLOCK_TOLERANCE_MS ? Math.min(at, now) : null
     if (tx.reauth === true && (authTime === null || authTime < tx.createdAt - CLOCK_TOLERANCE_MS)) {
-      request.log.warn(`oidc:${this.name}: callback refused: a re-authentication, but the id_token's auth_time ${authTime === null ? 'is missing' : 'predates its start'}`)
+      request.log.warn(`oidc:${this.name}: callback refused: a re-authentication, but the id_token's auth_time ${authTime === null ? 'is missing or in the future' : 'predates its start'}`)
       throw oidcFailed('The provider did not ask you to sign in again')
     }
     // D-OIDC-11; without auth_time the sign-in time is unknown, so no fresh route until a re-authentication.
