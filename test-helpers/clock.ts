@@ -44,3 +44,17 @@ export function fakeDateNow (t: { teardown: (fn: () => void) => void }): ReturnT
   t.teardown(() => { Date.now = real })
   return clock
 }
+
+/**
+ * For code that reads a clock object of its own (`{ now }`: the file
+ * stores' stillClock, a monotonic clock): replaces its `now` with a fake
+ * clock until the end of test `t`. performance.now(), which the hang
+ * ceilings read, is untouched.
+ */
+export function fakeClockOn (t: { teardown: (fn: () => void) => void }, holder: { now: () => number }): ReturnType<typeof fakeClock> {
+  const real = holder.now
+  const clock = fakeClock(real())
+  holder.now = clock.now
+  t.teardown(() => { holder.now = real })
+  return clock
+}

@@ -1,10 +1,13 @@
 // The file stores' format, version 2: a journal of JSON lines (D-AUTH-23).
 import { test } from 'tap'
 import { createHash } from 'node:crypto'
-import { appendFileSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs'
+import { appendFileSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { FileApiKeyStore, FileUserStore, hashPassword } from '@fastify-gatehouse/auth'
 import { header, HEADER, readStoreFile, writeStoreFile } from '../../../test-helpers/store-files.js'
+import { stillClock } from '../src/stores/still-clock.js'
+import { fakeClockOn } from '../../../test-helpers/clock.js'
+import { waitUntil } from '../../../test-helpers/wait.js'
 import { as, hookFs } from './helpers/fs-hooks.js'
 
 const FAST = { N: 16, r: 1, p: 1 }
@@ -42,17 +45,22 @@ test('a tail without its newline is ignored by readers, and dropped by the next 
   const dir = t.testdir({})
   const path = join(dir, 'keys.json')
   writeStoreFile(path, 'keys', [keyRecord(keyId(1))])
-  // A crashed writer's line, cut short a minute ago (store-tail.test.ts: a recent one is waited for).
+  // A crashed writer's line, cut short (store-tail.test.ts: one still being written is waited for).
   appendFileSync(path, '{"put":{"keyId":"00000000000000')
-  const crashed = new Date(Date.now() - 60_000)
-  utimesSync(path, crashed, crashed)
+  const clock = fakeClockOn(t, stillClock)
   const reader = await FileApiKeyStore.open(path, { watchInterval: 60_000 })
   t.teardown(() => reader.close())
   t.match(await reader.list(), [{ keyId: keyId(1) }], 'the partial line is not read')
   t.not(reader.verify(keyOf(1)), null)
   const writer = await FileApiKeyStore.open(path)
   t.teardown(() => writer.close())
-  t.equal(await writer.revoke(keyId(1)), true)
+  // The writer drops the line once it has seen the file still for 10 s, on its own clock (D-AUTH-39).
+  let reads = 0
+  hookFs(t, ['open'], (_fn, args, who) => { if (who === 'W' && args[0] === path && args[1] === 'r') reads++ })
+  const revoking = as('W', () => writer.revoke(keyId(1)))
+  await waitUntil(() => reads >= 3, { what: 'the writer to look at the partial line' })
+  clock.advance(10_001)
+  t.equal(await revoking, true)
   const file = readStoreFile(path)
   t.equal(file.tail, '', 'no partial line left')
   t.same(file.entries.map((e) => Object.keys(e)[0]), ['put', 'put'], 'the writer truncated it before appending')

@@ -1,34 +1,24 @@
 // The file stores' lock (src/stores/file-lock.ts): who may take a stale lock
 // over, and what a holder that lost its lock does. Races are stopped at the
-// exact step with fs hooks (helpers/fs-hooks.ts), never by timing.
-// D-AUTH-32 to D-AUTH-36.
+// exact step with fs hooks (helpers/fs-hooks.ts), never by timing; the
+// stillness a waiter watches for is on its stillClock, which the tests move.
+// D-AUTH-32 to D-AUTH-36, D-AUTH-39.
 import { test } from 'tap'
 import { spawn, spawnSync } from 'node:child_process'
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, utimesSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, utimesSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { FileApiKeyStore } from '@fastify-gatehouse/auth'
 import { withFileLock } from '../src/stores/file-lock.js'
 import { newOwner } from '../src/stores/lock-owner.js'
-import { fakeDateNow } from '../../../test-helpers/clock.js'
+import { stillClock } from '../src/stores/still-clock.js'
+import { fakeClockOn } from '../../../test-helpers/clock.js'
 import { collect, stopChild, waitForOutput } from '../../../test-helpers/child.js'
 import { waitUntil } from '../../../test-helpers/wait.js'
 import { as, gate, hookFs } from './helpers/fs-hooks.js'
+import { countLooks, ELSEWHERE, leftLock, leftovers, moreLooks, ownerIn } from './helpers/locks.js'
 
-const MINUTE = 60_000
 const HOLDER = fileURLToPath(new URL('fixtures/lock-holder.ts', import.meta.url))
-
-/** A lock directory as a holder leaves it, last touched `age` ms before `now`. */
-function leftLock (lock: string, owner: object | undefined, now: number, age = MINUTE): void {
-  mkdirSync(lock)
-  if (owner !== undefined) writeFileSync(join(lock, 'owner'), JSON.stringify(owner))
-  const at = new Date(now - age)
-  utimesSync(lock, at, at)
-}
-
-const ownerIn = (lock: string): { token: string } => JSON.parse(readFileSync(join(lock, 'owner'), 'utf8')) as { token: string }
-const leftovers = (dir: string): string[] => readdirSync(dir).filter((name) => name.includes('.lock'))
-const ELSEWHERE = { token: 'crashed-elsewhere', pid: 4242, host: 'elsewhere', machine: 'another-boot/pid:[1]', start: '1' }
 
 test('of two processes taking over one stale lock, one wins: the other puts back the lock the winner took, and waits for it', async (t) => {
   const dir = t.testdir({})
@@ -36,6 +26,8 @@ test('of two processes taking over one stale lock, one wins: the other puts back
   const lock = `${path}.lock`
   // Left by a holder that crashed before writing its owner file (or by an older Gatehouse): only its age counts.
   leftLock(lock, undefined, Date.now())
+  const clock = fakeClockOn(t, stillClock)
+  const lookers = countLooks(t, lock, ['A', 'B'])
   // B judges the lock stale, then stalls right before acting on it; A takes it over meanwhile.
   const stalled = gate()
   const goOn = gate()
@@ -58,6 +50,9 @@ test('of two processes taking over one stale lock, one wins: the other puts back
   const failed: unknown[] = []
   const b = as('B', () => withFileLock(path, async () => { log.push('B in'); log.push('B out') }))
   b.catch((err: unknown) => failed.push(err))
+  // B watches the lock unchanged for 10 s.
+  await moreLooks(lookers.B!, 1, 'B to look at the lock')
+  clock.advance(10_001)
   await stalled.opened
   const a = as('A', () => withFileLock(path, async (lease) => {
     log.push('A in')
@@ -66,6 +61,8 @@ test('of two processes taking over one stale lock, one wins: the other puts back
     log.push('A out')
   }))
   a.catch((err: unknown) => failed.push(err))
+  await moreLooks(lookers.A!, 1, 'A to look at the lock')
+  clock.advance(10_001)
   await waitUntil(() => log.includes('A in') || failed.length > 0, { what: 'A to take the stale lock over' })
   t.same(failed, [])
   const taken = ownerIn(lock).token
@@ -80,10 +77,12 @@ test('of two processes taking over one stale lock, one wins: the other puts back
   t.same(leftovers(dir), [], 'no lock, and nothing moved aside, left behind')
 })
 
-test('a lock untouched for 10 s is taken over when its holder has exited, or runs elsewhere', async (t) => {
+test('a lock seen unchanged for 10 s is taken over when its holder has exited, or runs elsewhere', async (t) => {
   const dir = t.testdir({})
   const path = join(dir, 'keys.json')
   const lock = `${path}.lock`
+  const clock = fakeClockOn(t, stillClock)
+  const looker = countLooks(t, lock, ['W']).W!
   // A process of this machine that has exited: its pid is free.
   const { pid } = spawnSync(process.execPath, ['-e', ''])
   const owners = [
@@ -94,7 +93,11 @@ test('a lock untouched for 10 s is taken over when its holder has exited, or run
   ] as const
   for (const [owner, whose] of owners) {
     leftLock(lock, owner, Date.now())
-    const token = await withFileLock(path, async () => ownerIn(lock).token)
+    const taking = as('W', () => withFileLock(path, async () => ownerIn(lock).token))
+    await moreLooks(looker, 2, 'the waiter to look at the lock')
+    t.ok(existsSync(lock), `a lock of ${whose}, not taken over before it has been seen unchanged for 10 s`)
+    clock.advance(10_001)
+    const token = await taking
     t.not(token, owner?.token, `a lock of ${whose}, taken over`)
     t.notOk(existsSync(lock), 'and released')
   }
@@ -113,21 +116,18 @@ test('a lock whose holder still runs on this machine is never taken over, howeve
   holder.kill('SIGSTOP')
   const state = (): string => { const stat = readFileSync(`/proc/${holder.pid}/stat`, 'utf8'); return stat.slice(stat.lastIndexOf(')') + 2)[0] ?? '' }
   await waitUntil(() => state() === 'T', { what: 'the holder to be stopped' })
-  // Waiters read Date.now(): a fake one that stands still unless moved, so a busy machine cannot make them give up early.
-  const clock = fakeDateNow(t)
-  const then = new Date(clock.now() - MINUTE)
-  utimesSync(lock, then, then)
+  // The waiter's clock stands still unless moved, so a busy machine cannot make it give up early.
+  const clock = fakeClockOn(t, stillClock)
   const token = ownerIn(lock).token
-  let looks = 0
-  hookFs(t, ['stat'], (_fn, args, who) => { if (who === 'C' && args[0] === lock) looks++ })
+  const looker = countLooks(t, lock, ['C']).C!
   let entered = false
   const waiter = as('C', () => withFileLock(path, async () => { entered = true }))
-  await waitUntil(() => entered || looks >= 3, { what: 'the waiter to look at the lock three times' })
+  await moreLooks(looker, 3, 'the waiter to look at the lock three times')
   t.notOk(entered, 'not taken over')
   t.equal(ownerIn(lock).token, token, 'the holder still has it')
   // 10 s more without a touch: the waiter gives up, naming the holder, and leaves the lock alone.
   clock.advance(10_001)
-  await t.rejects(waiter, { code: 'GATEHOUSE_AUTH_STORE_FILE', message: new RegExp(`keys\\.json: could not lock .*keys\\.json\\.lock: its holder, process ${holder.pid} on .*, is running but has not touched it for 70 s \\(stopped, or its event loop blocked\\?\\)$`) })
+  await t.rejects(waiter, { code: 'GATEHOUSE_AUTH_STORE_FILE', message: new RegExp(`keys\\.json: could not lock .*keys\\.json\\.lock: its holder, process ${holder.pid} on .*, is running but has not touched it for 10 s \\(stopped, or its event loop blocked\\?\\)$`) })
   t.equal(ownerIn(lock).token, token)
   // Going on, the holder lets go; the next change gets the lock.
   holder.kill('SIGCONT')
@@ -141,22 +141,22 @@ test('a waiter waits while the lock changes hands or its holder touches it, past
   const dir = t.testdir({})
   const path = join(dir, 'keys.json')
   const lock = `${path}.lock`
-  const clock = fakeDateNow(t)
+  const clock = fakeClockOn(t, stillClock)
   // A live holder doing a long job (a compaction): it touches the lock as its heartbeat does.
-  leftLock(lock, { ...newOwner(), token: 'compacting' }, clock.now(), 0)
-  let looks = 0
-  hookFs(t, ['stat'], (_fn, args, who) => { if (who === 'W' && args[0] === lock) looks++ })
+  const start = Date.now()
+  leftLock(lock, { ...newOwner(), token: 'compacting' }, start, 0)
+  const looker = countLooks(t, lock, ['W']).W!
   let entered = false
   let settled = false
   const waiter = as('W', () => withFileLock(path, async () => { entered = true }))
   waiter.then(() => { settled = true }, () => { settled = true })
   for (let beat = 1; beat <= 30; beat++) {
     if (settled) break
-    const seen = looks
+    const seen = looker.looks()
     clock.advance(2_000)
-    const at = new Date(clock.now())
+    const at = new Date(start + beat * 2_000)
     utimesSync(lock, at, at)
-    await waitUntil(() => looks > seen + 1 || settled, { what: `the waiter to look at the lock after heartbeat ${beat}` })
+    await waitUntil(() => looker.looks() > seen + 1 || settled, { what: `the waiter to look at the lock after heartbeat ${beat}` })
   }
   t.notOk(settled, '60 s of heartbeats: still waiting, no error')
   rmSync(lock, { recursive: true })

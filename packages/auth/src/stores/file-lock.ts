@@ -1,16 +1,24 @@
 import { randomBytes } from 'node:crypto'
+import { constants } from 'node:fs'
 import { mkdir, open, rename, rm, rmdir, stat, utimes, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { GATEHOUSE_AUTH_STORE_FILE } from '../errors.js'
 import { knownAlive, newOwner, parseOwner, type LockOwner } from './lock-owner.js'
+import { Stillness, stillClock } from './still-clock.js'
 
-/** A lock (or a store file's unfinished last line) untouched this long (ms) is taken to be left by a holder that stopped. */
+/**
+ * A lock (or a store file's unfinished last line) seen unchanged this long
+ * (ms), on the watcher's own clock, is taken to be left by a holder that
+ * stopped. D-AUTH-39.
+ */
 export const STALE_MS = 10_000
 const HEARTBEAT_MS = 2_000
 /** The longest a change waits for a lock, however many holders come before it (ms). D-AUTH-36. */
 export const MAX_WAIT_MS = 120_000
 const OWNER_FILE = 'owner'
+// Never blocks on a planted FIFO or device, nor follows a link out of the lock (absent flags: Windows).
+const READ_OWNER = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0) | (constants.O_NOFOLLOW ?? 0)
 
 // The tokens of the locks this process holds now.
 const holding = new Set<string>()
@@ -42,15 +50,19 @@ const codeOf = (err: unknown): unknown => (err as NodeJS.ErrnoException).code
  * touches the directory every 2 s and checks it still holds the lock
  * before each write (`lease.check()`).
  *
- * A lock untouched for 10 s is taken over, unless its holder is known to
- * be running on this machine (a busy machine, not a crash). A takeover
+ * A lock this process has watched for 10 s, on its own monotonic clock,
+ * without seeing it change (its directory, mtime or owner) is taken over,
+ * unless its holder is known to be running on this machine (a busy
+ * machine, not a crash). The mtime's value is never compared with this
+ * process's clock: another host's clock may be off either way. A takeover
  * renames the lock aside (one process wins a rename), and removes it only
  * if it is still the lock it judged stale; anything else is put back.
  *
  * A waiter waits while the lock changes hands or its holder keeps touching
  * it; it gives up with `GATEHOUSE_AUTH_STORE_FILE` when a holder known to
- * run has not touched it for 10 s, or after 2 minutes in all.
- * D-AUTH-09, D-AUTH-23, D-AUTH-32 to D-AUTH-36.
+ * run has not touched it for 10 s, or after 2 minutes in all, whatever
+ * happens meanwhile.
+ * D-AUTH-09, D-AUTH-23, D-AUTH-32 to D-AUTH-36, D-AUTH-39.
  */
 export async function withFileLock<T> (path: string, work: (lease: FileLease) => Promise<T>): Promise<T> {
   const lock = `${path}.lock`
@@ -85,32 +97,30 @@ export async function withFileLock<T> (path: string, work: (lease: FileLease) =>
 }
 
 async function acquire (path: string, lock: string, owner: LockOwner): Promise<void> {
-  const started = Date.now()
-  let seen: Seen | undefined
-  // When this waiter last saw the lock change hands or be touched.
-  let movedAt = started
+  const started = stillClock.now()
+  const still = new Stillness<Seen>((a, b) => a.ino === b.ino && a.mtimeMs === b.mtimeMs && a.owner?.token === b.owner?.token)
+  let last: Seen | undefined
   for (;;) {
     if (await create(lock, owner)) return
     const found = await inspect(lock)
-    // Released meanwhile: try again at once.
-    if (found === undefined) continue
-    const now = Date.now()
-    if (seen === undefined || found.ino !== seen.ino || found.mtimeMs !== seen.mtimeMs || found.owner?.token !== seen.owner?.token) movedAt = now
-    seen = found
-    const quiet = now - found.mtimeMs
-    if (quiet > STALE_MS) {
-      if (!await knownAlive(found.owner, holding)) {
-        await takeOver(lock, found)
-        continue
-      }
-      if (now - movedAt > STALE_MS) {
-        throw new GATEHOUSE_AUTH_STORE_FILE(path, `could not lock ${lock}: its holder, ${describe(found.owner)}, is running but has not touched it for ${Math.round(quiet / 1000)} s (stopped, or its event loop blocked?)`)
+    last = found ?? last
+    // Released, or removed by this takeover: tried again at once, but never past the deadline.
+    let again = found === undefined
+    if (found !== undefined) {
+      const quiet = still.look(found)
+      if (quiet > STALE_MS) {
+        if (await knownAlive(found.owner, holding)) {
+          throw new GATEHOUSE_AUTH_STORE_FILE(path, `could not lock ${lock}: its holder, ${describe(found.owner)}, is running but has not touched it for ${Math.round(quiet / 1000)} s (stopped, or its event loop blocked?)`)
+        }
+        again = await takeOver(lock, found)
+        // Not removed: it was taken or touched since it was judged, a change; watched anew.
+        if (!again) still.restart()
       }
     }
-    if (now - started > MAX_WAIT_MS) {
-      throw new GATEHOUSE_AUTH_STORE_FILE(path, `could not lock ${lock} within ${MAX_WAIT_MS / 1000} s (held by ${describe(found.owner)})`)
+    if (stillClock.now() - started > MAX_WAIT_MS) {
+      throw new GATEHOUSE_AUTH_STORE_FILE(path, `could not lock ${lock} within ${MAX_WAIT_MS / 1000} s (held by ${describe(last?.owner)})`)
     }
-    await sleep(5 + Math.random() * 20)
+    if (!again) await sleep(5 + Math.random() * 20)
   }
 }
 
@@ -148,15 +158,20 @@ async function inspect (dir: string): Promise<Seen | undefined> {
   return { ino: info.ino, mtimeMs: info.mtimeMs, owner: await readOwner(dir) }
 }
 
-/** The owner of the lock `dir`; undefined when there is no lock, or it has no owner file yet (or not one of ours). */
+/**
+ * The owner of the lock `dir`; undefined when there is no lock, or it has
+ * no owner file yet (or not one of ours: anything but a regular file, such
+ * as a FIFO that would block a read forever).
+ */
 async function readOwner (dir: string): Promise<LockOwner | undefined> {
   let file
   try {
-    file = await open(join(dir, OWNER_FILE), 'r')
+    file = await open(join(dir, OWNER_FILE), READ_OWNER)
   } catch {
     return undefined
   }
   try {
+    if (!(await file.stat()).isFile()) return undefined
     // An owner file is about 200 bytes; a bigger one is not ours.
     const buffer = Buffer.alloc(4096)
     const { bytesRead } = await file.read(buffer, 0, buffer.length, 0)
@@ -175,24 +190,26 @@ const aside = (lock: string): string => `${lock}.${randomBytes(8).toString('hex'
  * Removes the lock `judged` stale, if it still is: renames whatever is at
  * `lock` aside (of processes taking over the same lock, one wins the
  * rename), then compares it with what was judged (inode, last touch,
- * owner). A lock taken or touched since is put back.
+ * owner). A lock taken or touched since is put back. Whether the lock
+ * judged stale is gone (removed by this process or another).
  * D-AUTH-32.
  */
-async function takeOver (lock: string, judged: Seen): Promise<void> {
+async function takeOver (lock: string, judged: Seen): Promise<boolean> {
   const claimed = aside(lock)
   try {
     await rename(lock, claimed)
   } catch (err) {
-    // Taken over (or released) by another process first.
-    if (codeOf(err) === 'ENOENT') return
+    // Taken over (or released) by another process first: the lock is free or new.
+    if (codeOf(err) === 'ENOENT') return true
     throw err
   }
   const got = await inspect(claimed)
   if (got !== undefined && got.ino === judged.ino && got.mtimeMs === judged.mtimeMs && got.owner?.token === judged.owner?.token) {
     await rm(claimed, { recursive: true, force: true })
-    return
+    return true
   }
   await putBack(claimed, lock, got)
+  return false
 }
 
 /**

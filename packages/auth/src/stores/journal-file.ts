@@ -4,6 +4,8 @@ import { dirname } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { GATEHOUSE_AUTH_STORE_FILE, GATEHOUSE_AUTH_STORE_INPUT, storeFull } from '../errors.js'
 import { MAX_WAIT_MS, STALE_MS, withFileLock, type FileLease } from './file-lock.js'
+import { realFile } from './real-file.js'
+import { Stillness, stillClock } from './still-clock.js'
 import { encodeEntry, headerLine, headerProblem, parseEntry, parseHeader, USED_PER_LINE, type Entry, type Header, type RecordKind, type Table } from './journal-format.js'
 import { MAX_LINE_BYTES, readHead, readLines } from './journal-reader.js'
 import { JournalState } from './journal-state.js'
@@ -32,6 +34,8 @@ interface Tail {
   readonly size: number
   readonly mtimeMs: number
 }
+
+const sameTail = (a: Tail, b: Tail): boolean => a.ino === b.ino && a.size === b.size && a.mtimeMs === b.mtimeMs
 
 /**
  * The records of a store file, kept in memory and shared with other
@@ -94,19 +98,22 @@ export class JournalFile<R, T extends Table<R>> {
   change<X> (plan: (table: T) => Planned<R, X>): Promise<X> {
     const run = this.#changes.then(async () => {
       await mkdir(dirname(this.path), { recursive: true, mode: 0o700 })
-      return await withFileLock(this.path, async (lease) => {
-        const since = Date.now()
+      // D-AUTH-40: locked and written at its real path, so that every link to the file shares one lock.
+      const target = await realFile(this.path).catch((err: Error) => { throw this.#fileError(err.message) })
+      return await withFileLock(target, async (lease) => {
+        const since = stillClock.now()
+        const still = new Stillness(sameTail)
         for (;;) {
           const step = await this.#exclusive(async (): Promise<{ tail: Tail } | { result: X }> => {
             const tail = await this.#sync(true)
             if (tail !== undefined) return { tail }
             const { entry, result } = plan(this.#state.table)
-            if (entry !== undefined) await this.#write(entry, lease)
+            if (entry !== undefined) await this.#write(entry, lease, target)
             return { result }
           })
           if ('result' in step) return step.result
           // Waited for outside the mutex: reads go on meanwhile.
-          await this.#dropTail(step.tail, lease, since)
+          await this.#dropTail(step.tail, lease, target, still, since)
         }
       })
     })
@@ -120,19 +127,21 @@ export class JournalFile<R, T extends Table<R>> {
    * was taken over while it stalled (on another machine: one here that is
    * still running is never taken over). Truncated only once the file has
    * gone unchanged for as long as a lock goes untouched before it counts as
-   * stale; until then waited for, as the writer may still end the line.
-   * D-AUTH-35.
+   * stale (as this process has watched it, on its own clock: the mtime's
+   * value is the writer's clock); until then waited for, as the writer may
+   * still end the line.
+   * D-AUTH-35, D-AUTH-39.
    */
-  async #dropTail (tail: Tail, lease: FileLease, since: number): Promise<void> {
-    if (Date.now() - tail.mtimeMs > STALE_MS) {
-      const info = await stat(this.path)
+  async #dropTail (tail: Tail, lease: FileLease, target: string, still: Stillness<Tail>, since: number): Promise<void> {
+    if (still.look(tail) > STALE_MS) {
+      const info = await stat(target)
       // Changed since it was judged: judged again.
       if (info.ino !== tail.ino || info.size !== tail.size || info.mtimeMs !== tail.mtimeMs) return
       await lease.check()
-      await truncate(this.path, tail.offset)
+      await truncate(target, tail.offset)
       return
     }
-    if (Date.now() - since > MAX_WAIT_MS) {
+    if (stillClock.now() - since > MAX_WAIT_MS) {
       throw this.#fileError(`its last line has had no end for ${MAX_WAIT_MS / 1000} s while the file kept changing: does another program write to it without the lock?`)
     }
     await sleep(20)
@@ -252,8 +261,8 @@ export class JournalFile<R, T extends Table<R>> {
     return state
   }
 
-  /** Writes `entry` (checked, within the limits): appended, or in a compacted file. */
-  async #write (entry: Entry<R>, lease: FileLease): Promise<void> {
+  /** Writes `entry` (checked, within the limits) to the file at `target` (its real path): appended, or in a compacted file. */
+  async #write (entry: Entry<R>, lease: FileLease, target: string): Promise<void> {
     const state = this.#state
     const table = state.table
     const kind = this.#kind
@@ -285,11 +294,11 @@ export class JournalFile<R, T extends Table<R>> {
     const live = table.size + grows
     const dead = state.deadLines + entries.length - grows
     if (state.file.format !== 2 || state.offset + bytes > this.#limits.maxFileBytes || (dead > live && dead >= MIN_DEAD_LINES)) {
-      await this.#compact(entry, lease)
+      await this.#compact(entry, lease, target)
       return
     }
     await lease.check()
-    const file = await open(this.path, 'a', 0o600)
+    const file = await open(target, 'a', 0o600)
     try {
       await file.writeFile(lines.join(''))
       await file.datasync()
@@ -327,11 +336,11 @@ export class JournalFile<R, T extends Table<R>> {
    * records. In slices, so the event loop keeps serving. A result past
    * `maxFileBytes` is refused before the rename: the store is unchanged.
    */
-  async #compact (entry: Entry<R>, lease: FileLease): Promise<void> {
+  async #compact (entry: Entry<R>, lease: FileLease, target: string): Promise<void> {
     const kind = this.#kind
     const state = this.#state
     const max = this.#limits.maxFileBytes
-    const temp = `${this.path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`
+    const temp = `${target}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`
     const file = await open(temp, 'wx', 0o600)
     const header = headerLine(kind.name)
     const { id } = parseHeader(header)!
@@ -364,14 +373,14 @@ export class JournalFile<R, T extends Table<R>> {
     await file.close()
     try {
       await lease.check()
-      await rename(temp, this.path)
+      await rename(temp, target)
     } catch (err) {
       await unlink(temp).catch(() => {})
       throw err
     }
     // The rename is durable once the folder is: a power loss must not bring the old file back (D-AUTH-37).
-    await syncFolder(dirname(this.path))
-    const { ino } = await stat(this.path)
+    await syncFolder(dirname(target))
+    const { ino } = await stat(target)
     state.apply(entry, 0)
     state.compacted(liveBytes, { format: 2, signature: `${ino}:${id}` }, size)
   }
