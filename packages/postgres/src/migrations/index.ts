@@ -12,6 +12,3 @@ export function gatehouseMigrations (names: SqlNames): Record<string, Migration>
     '0001-initial': initial(names)
   }
 }
-
-/** The names of this version's migrations, in order. */
-export const MIGRATION_NAMES: readonly string[] = Object.freeze(['0001-initial'])

@@ -31,9 +31,10 @@ export interface PasswordChangeContext {
  * password of the user store, within `freshFor` of the sign-in. The
  * current password goes through the login's lockout (429 while locked; a
  * wrong one is a counted failure, 403); the new one through the password
- * policy (400 naming the rule). Then the password is set, every session of
- * the identity ends (every instance sharing the store), and the caller's
- * is signed in again under a new id with the new credential stamp
+ * policy (400 naming the rule). Then the password is set, every password
+ * session of the identity ends (every instance sharing the store; an OIDC
+ * sign-in of the same name is someone else's: D-SERVER-41), and the
+ * caller's is signed in again under a new id with the new credential stamp
  * (ASVS 7.2.4).
  */
 export function registerPasswordChange (app: FastifyInstance, context: PasswordChangeContext): void {
