@@ -2,6 +2,10 @@ import { parseTags } from './tags.js'
 import { GATEHOUSE_CORE_INVALID_AVATAR } from './errors.js'
 import { brandClass } from './shared-identity.js'
 
+// Claims objects this module froze: a new avatar for the same caller (a
+// Basic sign-in time, fresh tags) shares them instead of copying.
+const frozenClaims = new WeakSet<object>()
+
 /** How an {@link Avatar} is built. */
 export interface AvatarInit {
   /** Tags as a comma string or a list; trimmed, empties dropped. Default: none. */
@@ -17,6 +21,35 @@ export interface AvatarInit {
    * `null` (the default) when nothing says: such a caller is never fresh.
    */
   authenticatedAt?: number | null
+  /**
+   * The verified claims the caller was authenticated by (a JWT's payload, an
+   * OIDC ID token's claims), JSON data. Copied and frozen, nested values too.
+   * `null` (the default) for callers without claims (Basic, API keys).
+   */
+  claims?: Readonly<Record<string, unknown>> | null
+}
+
+/**
+ * A frozen copy of JSON-shaped `value`; throws on anything else (a function,
+ * a class instance, a cycle), since claims are what a token carried.
+ */
+function frozenJson (value: unknown, depth: number): unknown {
+  if (value === null || typeof value === 'string' || typeof value === 'boolean') return value
+  if (typeof value === 'number') {
+    if (Number.isFinite(value)) return value
+  } else if (depth < 32 && typeof value === 'object') {
+    if (Array.isArray(value)) return Object.freeze(value.map((v) => frozenJson(v, depth + 1)))
+    const proto = Object.getPrototypeOf(value)
+    if (proto === Object.prototype || proto === null) {
+      const copy: Record<string, unknown> = {}
+      for (const [k, v] of Object.entries(value)) {
+        // A "__proto__" key from JSON.parse is an own property: keep it one.
+        Object.defineProperty(copy, k, { value: frozenJson(v, depth + 1), enumerable: true, writable: false, configurable: false })
+      }
+      return Object.freeze(copy)
+    }
+  }
+  throw new GATEHOUSE_CORE_INVALID_AVATAR('claims must be JSON data: objects, lists, strings, finite numbers, booleans and null, nested at most 32 deep')
 }
 
 /**
@@ -34,6 +67,7 @@ export class Avatar {
   // A getter, not an own field: the avatar's own properties, what spreads and
   // deep comparisons see, stay identity, tags and backend (D-AUTH-31).
   readonly #authenticatedAt: number | null
+  readonly #claims: Readonly<Record<string, unknown>> | null
 
   constructor (identity: string, init: AvatarInit) {
     if (typeof identity !== 'string' || identity === '') {
@@ -46,12 +80,19 @@ export class Avatar {
     if (at !== null && !(typeof at === 'number' && Number.isFinite(at))) {
       throw new GATEHOUSE_CORE_INVALID_AVATAR('authenticatedAt must be a finite number of ms since the epoch, or null')
     }
+    const claims = init.claims ?? null
+    if (claims !== null && (typeof claims !== 'object' || Array.isArray(claims))) {
+      throw new GATEHOUSE_CORE_INVALID_AVATAR('claims must be an object of JSON data, or null')
+    }
     // D-RULES-06: the alphabet is not enforced here: an avatar built from stored data must not become a 500.
     const tags = parseTags(init.tags)
     this.identity = identity
     this.tags = Object.freeze(tags)
     this.backend = init.backend
     this.#authenticatedAt = at
+    // An avatar passed around already frozen is shared, not copied again.
+    this.#claims = claims === null || frozenClaims.has(claims) ? claims : frozenJson(claims, 0) as Readonly<Record<string, unknown>>
+    if (this.#claims !== null) frozenClaims.add(this.#claims)
     this.#tagSet = new Set(tags)
   }
 
@@ -62,6 +103,15 @@ export class Avatar {
    */
   get authenticatedAt (): number | null {
     return this.#authenticatedAt
+  }
+
+  /**
+   * The verified claims of a JWT or OIDC caller (frozen JSON data), or `null`.
+   * A getter like `authenticatedAt`: claims may hold personal data (e-mail,
+   * name), so they stay out of spreads and `toJSON`, and out of the logs.
+   */
+  get claims (): Readonly<Record<string, unknown>> | null {
+    return this.#claims
   }
 
   /** Whether the caller carries `tag` (exact, case-sensitive match). */

@@ -22,3 +22,36 @@ test('Avatar refuses an empty identity or a missing backend', async (t) => {
   t.throws(() => new Avatar('x', {} as never), { code: 'GATEHOUSE_CORE_INVALID_AVATAR' })
   t.throws(() => new Avatar('x', null as never), { code: 'GATEHOUSE_CORE_INVALID_AVATAR' })
 })
+
+test('Avatar.claims: a frozen copy of JSON data, shared by avatars built from it, kept out of toJSON', async (t) => {
+  const payload = JSON.parse('{"sub":"alice","email":"a@example.test","groups":["a",{"b":1}],"__proto__":{"x":1}}') as Record<string, unknown>
+  const a = new Avatar('alice', { backend: 'jwt:idp', claims: payload })
+  t.not(a.claims, payload, 'copied: the caller keeps its own object')
+  t.same(a.claims, payload)
+  t.ok(Object.isFrozen(a.claims))
+  t.ok(Object.isFrozen(a.claims!.groups))
+  t.ok(Object.isFrozen((a.claims!.groups as unknown[])[1]))
+  t.ok(Object.hasOwn(a.claims!, '__proto__'), 'a "__proto__" claim stays an own property')
+  t.equal(Object.getPrototypeOf(a.claims), Object.prototype)
+  t.throws(() => { (a.claims as Record<string, unknown>).sub = 'mallory' }, TypeError)
+  t.equal(payload.sub, 'alice')
+  const again = new Avatar('alice', { backend: 'jwt:idp', claims: a.claims, authenticatedAt: 1 })
+  t.equal(again.claims, a.claims, 'shared, not copied again')
+  t.same(JSON.parse(JSON.stringify(a)), { identity: 'alice', tags: [], backend: 'jwt:idp' }, 'claims stay out of toJSON')
+  t.same(Object.keys({ ...a }).sort(), ['backend', 'identity', 'tags'])
+  t.equal(new Avatar('bob', { backend: 'basic' }).claims, null)
+  t.equal(new Avatar('bob', { backend: 'basic', claims: null }).claims, null)
+})
+
+test('Avatar.claims refuses what is not JSON data', async (t) => {
+  const code = { code: 'GATEHOUSE_CORE_INVALID_AVATAR' }
+  for (const claims of [[], 'x', { f: () => 1 }, { d: new Date() }, { n: Number.NaN }, { i: Infinity }, { b: 1n }, { u: undefined }]) {
+    t.throws(() => new Avatar('a', { backend: 'x', claims: claims as never }), code)
+  }
+  const cycle: Record<string, unknown> = {}
+  cycle.self = cycle
+  t.throws(() => new Avatar('a', { backend: 'x', claims: cycle }), code)
+  let deep: Record<string, unknown> = {}
+  for (let i = 0; i < 40; i++) deep = { d: deep }
+  t.throws(() => new Avatar('a', { backend: 'x', claims: deep }), code)
+})
