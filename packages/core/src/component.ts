@@ -4,6 +4,7 @@ import type { TObject } from '@sinclair/typebox'
 import { GATEHOUSE_CORE_INVALID_COMPONENT } from './errors.js'
 import { validateOptions } from './validate.js'
 import { isValidatedFor } from './validated-options.js'
+import { watchRegistrationOrder } from './registration-order.js'
 import { ensureScope } from './scope.js'
 
 /**
@@ -106,7 +107,7 @@ export function defineComponent<Options extends object> (definition: ComponentDe
     // chain or a config file they arrive checked, and are not checked again.
     if (schema !== undefined && !isValidatedFor(rawOptions, schema)) validateOptions(schema, options, `${name} options`)
     await ensureScope(app)
-    await plugin.call(app, app, options as Options)
+    await watchRegistrationOrder(app, name, order, () => plugin.call(app, app, options as Options))
   }
 
   const component = fp(wrapped, { name: `@fastify-gatehouse/${name}`, fastify: '5.x' }) as unknown as Component<Options>

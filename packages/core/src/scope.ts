@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyPluginCallback } from 'fastify'
 import fp from 'fastify-plugin'
 import type { Avatar } from './avatar.js'
+import { addErrorHeaders } from './error-headers.js'
 import { GATEHOUSE_CORE_FORBIDDEN } from './errors.js'
 import { enforceRouteRules, unenforcedRule } from './route-rules.js'
 import { refuseRoutesBeforeChain } from './rule-coverage.js'
@@ -51,6 +52,7 @@ const scopePlugin: FastifyPluginCallback = function scope (app, _opts, done) {
     }
     next()
   })
+  app.addHook('onError', addErrorHeaders)
   refuseRoutesBeforeChain(app)
   enforceRouteRules(app)
   done()

@@ -77,6 +77,8 @@ export const errors: FastifyPluginAsync<ErrorsOptions> = async function errors (
       // D-ERRORS-12: reauth=1 tells the login page the caller is signed in, but too long ago; an anonymous caller just signs in.
       login = loginUrl(opts.loginPage, request.url, maxAge !== undefined && caller !== null)
       if (navigation) {
+        // Core's onError hook put the error's challenge on the reply (for apps with their own handler); a redirect carries none.
+        reply.removeHeader('www-authenticate')
         reply.code(302).header('location', login).header('cache-control', 'no-store').send()
         return
       }
