@@ -42,9 +42,12 @@ function frozenJson (value: unknown, depth: number): unknown {
     const proto = Object.getPrototypeOf(value)
     if (proto === Object.prototype || proto === null) {
       const copy: Record<string, unknown> = {}
-      for (const [k, v] of Object.entries(value)) {
-        // A "__proto__" key from JSON.parse is an own property: keep it one.
-        Object.defineProperty(copy, k, { value: frozenJson(v, depth + 1), enumerable: true, writable: false, configurable: false })
+      for (const k of Object.keys(value)) {
+        const v = frozenJson((value as Record<string, unknown>)[k], depth + 1)
+        // A "__proto__" key from JSON.parse is an own property: keep it one
+        // (assigning it would set the prototype). Only that key pays for defineProperty.
+        if (k === '__proto__') Object.defineProperty(copy, k, { value: v, enumerable: true, writable: true, configurable: true })
+        else copy[k] = v
       }
       return Object.freeze(copy)
     }
