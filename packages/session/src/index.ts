@@ -40,6 +40,7 @@ export type { SessionLoginOptions, SessionChange, SessionTimes, SessionWrite } f
 export { MemorySessionStore, memorySessionStoreDefaults } from './memory-session-store.js'
 export type { MemorySessionStoreOptions } from './memory-session-store.js'
 export type { SessionClient, SessionEntry, SessionRecord, SessionStore, SessionWriteCondition, SessionWriteResult } from './session-store.js'
+export { MAX_SESSION_CLAIMS_BYTES } from './session-store.js'
 export { MAX_AGENT_LABEL, userAgentLabel } from './user-agent-label.js'
 export { lastSeenAt } from './last-seen.js'
 export { recordFromStored, storedRecordJson } from './stored-record.js'

@@ -36,11 +36,17 @@ export const sessionHooks: FastifyPluginAsync<SessionOptions> = async function s
   // object) and tag set (a checkIdentity may change the tags). Signing in
   // starts a new record, so its createdAt is when the caller signed in
   // (D-SESSION-22), unless the sign-in said otherwise (an OIDC auth_time, D-OIDC-12).
+  // The record's claims are copied and frozen here, once per record: a hit
+  // allocates nothing. D-SESSION-?? (claims in the session record).
   const avatars = new WeakMap<SessionRecord, Avatar>()
 
   function avatarFor (record: SessionRecord, identity: string, tags: readonly string[]): Avatar {
     let avatar = avatars.get(record)
-    if (avatar === undefined || !sameTags(avatar.tags, tags)) avatars.set(record, avatar = new Avatar(identity, { tags, backend: 'session', authenticatedAt: record.authenticatedAt === undefined ? record.createdAt : record.authenticatedAt }))
+    if (avatar === undefined || !sameTags(avatar.tags, tags)) {
+      // New tags for the same record keep its frozen claims (Avatar shares what it froze).
+      const claims = avatar === undefined ? record.claims ?? null : avatar.claims
+      avatars.set(record, avatar = new Avatar(identity, { tags, backend: 'session', authenticatedAt: record.authenticatedAt === undefined ? record.createdAt : record.authenticatedAt, claims }))
+    }
     return avatar
   }
 

@@ -28,12 +28,26 @@ export interface SessionRecord {
    */
   authenticatedAt?: number | null
   /**
+   * The verified claims the identity signed in with (an OIDC provider's
+   * id_token claims), JSON data of at most {@link MAX_SESSION_CLAIMS_BYTES};
+   * null or absent when there are none (a password sign-in, a record written
+   * before this field existed). They may hold personal data: never log them.
+   */
+  claims?: Readonly<Record<string, unknown>> | null
+  /**
    * Where the session was last written from (its owner's "where am I signed
    * in" list), or null/absent when not known (a record written before this
    * field existed, or by an app's own code).
    */
   client?: SessionClient | null
 }
+
+/**
+ * The most a session's `claims` take as JSON (UTF-8 bytes): what `login`
+ * accepts and what every store keeps per signed-in session at most.
+ * D-SESSION-?? (claims in the session record).
+ */
+export const MAX_SESSION_CLAIMS_BYTES = 4096
 
 /** The client a session was last written from, as shown to its owner. */
 export interface SessionClient {

@@ -1,5 +1,6 @@
 import { parseTags } from '@fastify-gatehouse/core'
 import { GATEHOUSE_SESSION_INVALID_LOGIN } from './errors.js'
+import { loginClaims } from './session-claims.js'
 import { newSessionId, sessionHandle, sessionKey } from './session-id.js'
 import type { SessionClient, SessionRecord, SessionWriteCondition } from './session-store.js'
 
@@ -44,6 +45,13 @@ export interface SessionLoginOptions {
    * after now counts as now.
    */
   authenticatedAt?: number | null
+  /**
+   * The verified claims the user signed in with (an OIDC provider's id_token
+   * claims), kept with the session and given to its avatar on every request
+   * (`request.scope.auth.claims`, frozen). JSON data, at most
+   * `MAX_SESSION_CLAIMS_BYTES` (4096) as JSON. Default: none (null).
+   */
+  claims?: Readonly<Record<string, unknown>> | null
 }
 
 /**
@@ -68,6 +76,8 @@ export class Session {
   #createdAt: number
   // undefined: at #createdAt (a password sign-in, or a record from before the field).
   #authenticatedAt: number | null | undefined
+  // Frozen JSON (login's claims, or as loaded); null: none.
+  #claims: Readonly<Record<string, unknown>> | null
   // Who is making this request, worked out only when the session is
   // written (a label costs a few regular expressions): for its owner's list.
   readonly #client: (() => SessionClient) | null
@@ -96,6 +106,7 @@ export class Session {
     this.#stamp = loaded?.record.stamp ?? null
     this.#createdAt = loaded?.record.createdAt ?? now
     this.#authenticatedAt = loaded?.record.authenticatedAt
+    this.#claims = loaded?.record.claims ?? null
   }
 
   /** The session's id: the new one after `login`/`regenerate`/a first write, else the current one; null when there is none. */
@@ -167,16 +178,18 @@ export class Session {
   /**
    * Signs `identity` in: a new session id (the old one dies: fixation
    * defence), empty data, and a fresh absolute lifetime. `options.via` and
-   * `options.stamp` are kept with the session for `checkIdentity`.
+   * `options.stamp` are kept with the session for `checkIdentity`;
+   * `options.claims` (checked and copied here) for its avatar.
    */
   login (identity: string, tags: string | readonly string[] = [], options: SessionLoginOptions = {}): void {
     if (typeof identity !== 'string' || identity === '') throw new GATEHOUSE_SESSION_INVALID_LOGIN('needs an identity')
-    const { via = null, stamp = null, authenticatedAt } = options ?? {}
+    const { via = null, stamp = null, authenticatedAt, claims } = options ?? {}
     if (via !== null && typeof via !== 'string') throw new GATEHOUSE_SESSION_INVALID_LOGIN('options.via must be a string')
     if (stamp !== null && typeof stamp !== 'string') throw new GATEHOUSE_SESSION_INVALID_LOGIN('options.stamp must be a string')
     if (authenticatedAt != null && (typeof authenticatedAt !== 'number' || !Number.isFinite(authenticatedAt))) {
       throw new GATEHOUSE_SESSION_INVALID_LOGIN('options.authenticatedAt must be a finite number of ms since the epoch, or null')
     }
+    const kept = loginClaims(claims)
     this.#staleKey ??= this.#key
     this.#record = null
     this.#key = null
@@ -189,6 +202,7 @@ export class Session {
     this.#changed.clear()
     this.#createdAt = this.#now
     this.#authenticatedAt = authenticatedAt === undefined ? undefined : authenticatedAt === null ? null : Math.min(authenticatedAt, this.#now)
+    this.#claims = kept
     this.#newId = newSessionId()
     this.#state = 'dirty'
   }
@@ -200,6 +214,7 @@ export class Session {
     this.#tags = []
     this.#via = null
     this.#stamp = null
+    this.#claims = null
     this.#data = null
     this.#changed.clear()
     this.#newId = null
@@ -222,6 +237,7 @@ export class Session {
       this.#id = null
       this.#createdAt = this.#now
       this.#authenticatedAt = undefined
+      this.#claims = null
     }
     this.#data ??= { ...(this.#record?.data ?? {}) }
     if (this.#id === null) this.#newId ??= newSessionId()
@@ -251,6 +267,7 @@ export class Session {
     this.#stamp = fresh.stamp
     this.#createdAt = fresh.createdAt
     this.#authenticatedAt = fresh.authenticatedAt
+    this.#claims = fresh.claims ?? null
     this.#data = data
     return this.#write(this.#expiresAt())
   }
@@ -272,6 +289,8 @@ export class Session {
       via: this.#via,
       stamp: this.#stamp,
       ...(this.#authenticatedAt === undefined ? {} : { authenticatedAt: this.#authenticatedAt }),
+      // Only when there are some: a password or anonymous session stays as it was.
+      ...(this.#claims === null ? {} : { claims: this.#claims }),
       client: this.#client?.() ?? this.#record?.client ?? null
     }
     if (this.#newId !== null) return { kind: 'write', id: this.#newId, key: sessionKey(this.#newId), record, newId: true, loaded, staleKey: this.#staleKey }

@@ -2,9 +2,10 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { acceptsHtml } from '@fastify-gatehouse/errors'
 import * as oidc from 'openid-client'
 import { Avatar, errorForLog, HttpError, MAX_FRESH_SECONDS, redactText, safeNextPath, safeString } from '@fastify-gatehouse/core'
-import type { Session } from '@fastify-gatehouse/session'
+import { MAX_SESSION_CLAIMS_BYTES, type Session } from '@fastify-gatehouse/session'
 import { GATEHOUSE_SERVER_SESSION_REQUIRED, notFound, OIDC_FAILED, oidcFailed, oidcUnavailable } from '../errors.js'
 import type { AuthMethod, LoginMethodDescription } from './auth-method.js'
+import { sessionClaims } from './oidc-claims.js'
 import { PAGE_HEADERS } from './html.js'
 import { resolveOidcProvider, type OidcMethodContext, type OidcProviderOptions, type ResolvedOidcProvider } from './options.js'
 import { renderSignInFailed } from './sign-in-failed-page.js'
@@ -202,9 +203,10 @@ export class OidcMethod implements AuthMethod {
     }
     const claim = this.#provider.identityClaim
     let source: Record<string, unknown> = claims
+    let userinfo: Record<string, unknown> | undefined
     if (claims[claim] === undefined) {
       try {
-        source = await oidc.fetchUserInfo(config, tokens.access_token, claims.sub)
+        source = userinfo = await oidc.fetchUserInfo(config, tokens.access_token, claims.sub)
       } catch (err) {
         const { summary, cause } = oidcCauseForLog(err)
         request.log.warn({ cause }, `oidc:${this.name}: callback refused: userinfo failed: ${summary}`)
@@ -229,10 +231,30 @@ export class OidcMethod implements AuthMethod {
       request.log.warn(`oidc:${this.name}: callback refused: a re-authentication, but the id_token's auth_time ${authTime === null ? 'is missing or in the future' : 'predates its start'}`)
       throw oidcFailed('The provider did not ask you to sign in again')
     }
+    // Kept with the session for its avatar; logged by name and size only (they may be personal data).
+    // D-OIDC-?? (the claims an OIDC session keeps).
+    const found = sessionClaims(claims, userinfo, claim)
+    if ('tooLarge' in found) {
+      request.log.warn(`oidc:${this.name}: callback refused: the standard claims alone take ${found.tooLarge} bytes as JSON, more than a session keeps (${MAX_SESSION_CLAIMS_BYTES})`)
+      throw oidcFailed('The identity provider sent more about you than this server can keep')
+    }
+    if (found.dropped.length > 0) {
+      const names = found.dropped.slice(0, 10).map((name) => redactText(safeString(name)).slice(0, 64))
+      request.log.warn(`oidc:${this.name}: the claims take ${found.bytes} bytes as JSON, more than a session keeps (${MAX_SESSION_CLAIMS_BYTES}): kept the standard ones, dropped ${found.dropped.length} (${names.join(', ')}${found.dropped.length > 10 ? ', …' : ''})`)
+    }
+    // Frozen once: the session keeps this copy, this request's avatar shares it.
+    let avatar: Avatar
+    try {
+      avatar = new Avatar(identity, { tags: this.#provider.tags, backend: this.id, authenticatedAt: authTime, claims: found.kept })
+    } catch {
+      // JSON from a verified token, so only its nesting can be refused (more than 32 levels).
+      request.log.warn(`oidc:${this.name}: callback refused: the claims are nested more deeply than an avatar takes`)
+      throw oidcFailed('The identity provider sent more about you than this server can keep')
+    }
     // D-OIDC-11; without auth_time the sign-in time is unknown, so no fresh route until a re-authentication.
-    session.login(identity, [...this.#provider.tags], { via: this.id, authenticatedAt: authTime })
+    session.login(identity, [...this.#provider.tags], { via: this.id, authenticatedAt: authTime, claims: avatar.claims })
     // This request's caller came by OIDC, signed in at auth_time (D-SESSION-22, D-OIDC-12); later requests are `session`.
-    request.scope.auth = new Avatar(identity, { tags: this.#provider.tags, backend: this.id, authenticatedAt: authTime })
+    request.scope.auth = avatar
     return reply.code(303).header('location', tx.next).send()
   }
 }

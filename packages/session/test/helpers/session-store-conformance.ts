@@ -21,6 +21,24 @@ export async function sessionStoreConformance (t: Test, make: () => Promise<Sess
     await store.destroy('never-there')
   })
 
+  await t.test('the claims of a sign-in are kept as written, through a change and a new id; a record without them has none', async (t) => {
+    const store = await make()
+    const later = Date.now() + 60_000
+    // From JSON, as a verified token's payload is: "__proto__" is an own claim there.
+    const parsed = JSON.parse('{"iss":"https://idp.example","sub":"u-1","aud":["app"],"auth_time":1700000000,"name":"Zoë \\"Z\\" O\'Brien","address":{"country":"FR"},"n":0.5,"ok":true,"none":null,"__proto__":"a claim"}') as Record<string, unknown>
+    const written = { ...record('alice', later), via: 'oidc:corp', stamp: null, claims: parsed }
+    await store.set('c', written, null)
+    t.same(await store.get('c'), written)
+    t.same(Object.keys((await store.get('c'))!.claims!), Object.keys(parsed), 'every claim, "__proto__" an own one')
+    await store.set('d', { ...record('alice', later, { x: 1 }, 2), via: 'oidc:corp', stamp: null, claims: parsed }, { key: 'c', version: 1 })
+    t.same((await store.get('d'))?.claims, parsed, 'moved with a new id')
+    t.same((await store.listFor('alice', 10))[0]?.record.claims, parsed, 'and listed')
+    await store.set('p', record('alice', later), null)
+    t.notOk((await store.get('p'))?.claims, 'none written: none read')
+    await store.set('n', { ...record('bob', later), claims: null }, null)
+    t.notOk((await store.get('n'))?.claims, 'null: none')
+  })
+
   await t.test('expired records are dropped', async (t) => {
     const store = await make()
     const deadline = clock.now() + clock.window
