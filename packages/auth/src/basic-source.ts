@@ -47,7 +47,8 @@ export function basicSource (basic: unknown): Source | undefined {
   if (basic === undefined) return undefined
   if (!isPlainObject(basic)) throw new GATEHOUSE_AUTH_INVALID_CONFIG('basic', 'must be a map of users, { users: <UserStore> } or { validate: <function> }')
   const { users, validate } = basic as Record<string, unknown>
-  const store = users !== undefined && !isPlainObject(users)
+  // An entry is a plain object of strings: an object literal with a verify method is a store.
+  const store = users !== undefined && (!isPlainObject(users) || isUserStore(users))
   const fn = validate !== undefined && !isPlainObject(validate)
   if (store && !isUserStore(users)) {
     throw new GATEHOUSE_AUTH_INVALID_CONFIG('basic.users', 'must be a UserStore (give it in code: a config file cannot hold one), or the entry of a user named users: { password | passwordHash, tags }')
@@ -58,6 +59,7 @@ export function basicSource (basic: unknown): Source | undefined {
   if (fn && typeof validate !== 'function') {
     throw new GATEHOUSE_AUTH_INVALID_CONFIG('basic.validate', 'must be a function (identity, password, request) (give it in code: a config file cannot hold one), or the entry of a user named validate: { password | passwordHash, tags }')
   }
+  if (store && fn) throw new GATEHOUSE_AUTH_INVALID_CONFIG('basic', 'give users (a UserStore) or validate (a function), not both')
   if (store || fn) {
     const others = Object.keys(basic).filter((key) => !(key === 'users' && store) && !(key === 'validate' && fn))
     if (others.length > 0) {
