@@ -45,7 +45,7 @@ export function anonymousRefusal (config: unknown): Error {
   const own = (config as { challengeAnonymous?: unknown }).challengeAnonymous
   const challenge = typeof own === 'boolean' ? own : accepts.challengeAnonymous === true
   if (challenge && accepts.challenges.length > 0) {
-    return new HttpError(401, message, { code: UNAUTHENTICATED, headers: { 'www-authenticate': [...accepts.challenges] } })
+    return new HttpError(401, message, { code: UNAUTHENTICATED, headers: { 'www-authenticate': accepts.challenges.length === 1 ? accepts.challenges[0]! : [...accepts.challenges] } })
   }
   return new HttpError(403, message, { code: 'GATEHOUSE_CORE_FORBIDDEN' })
 }
