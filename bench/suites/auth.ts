@@ -7,7 +7,7 @@ import { errorsPlugin } from '@fastify-gatehouse/errors'
 import { mkdtemp, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { authPlugin, FileApiKeyStore, sha256, type AuthOptions } from '@fastify-gatehouse/auth'
+import { authPlugin, FileApiKeyStore, MemoryUserStore, sha256, type AuthOptions } from '@fastify-gatehouse/auth'
 import type { Scenario, Suite } from '../lib/suite.js'
 import { BASIC, BEARER, freshHs256, pooledRs256, REPEATED_HS256, RS256_PUBLIC, SECRET } from './auth-tokens.js'
 
@@ -60,6 +60,12 @@ export const suite: Suite = {
       return app
     }, { headers: bearer(BEARER) }),
     'gh-basic': scenario('Gatehouse basic', () => gatehouse({ basic: { alice: { password: 'wonderland', tags: 'reader' } } }), { headers: { authorization: BASIC } }),
+    // The first request verifies (scrypt); every measured one is a cache hit re-checked with the store's standing.
+    'gh-basic-store': scenario('Gatehouse basic, UserStore (memory), cached credential', async () => {
+      const users = new MemoryUserStore()
+      await users.add('alice', { password: 'wonderland', tags: 'reader' })
+      return await gatehouse({ basic: { users } })
+    }, { headers: { authorization: BASIC } }),
     'peer-basic': scenario('peer: @fastify/basic-auth', async () => {
       const app = Fastify()
       await app.register(basicAuth, {

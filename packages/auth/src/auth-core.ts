@@ -1,21 +1,17 @@
 import { Avatar, formatChallenge, HttpError, isThenable } from '@fastify-gatehouse/core'
 import { parseApiKey, type ApiKeyRecord, type ApiKeyStore } from './api-key.js'
 import { MAX_AUTHORIZATION_LENGTH, parseAuthorization } from './authorization-header.js'
-import { BasicBackend, type Outcome } from './basic.js'
+import type { BasicCredentialBackend, Outcome } from './basic.js'
+import { basicBackend } from './basic-source.js'
 import { StaticTokens, TOKEN68 } from './bearer.js'
+import { bearerSource, TokenFunction } from './bearer-function.js'
+import { BearerScheme } from './bearer-scheme.js'
 import { BoundedCache } from './bounded-cache.js'
 import { BAD_HEADER, INVALID_CREDENTIALS, INVALID_REQUEST, INVALID_TOKEN, KEYS_UNAVAILABLE, UNSUPPORTED_SCHEME, unauthorized } from './errors.js'
 import { decodeJws, type DecodedJws } from './jws.js'
 import { JwtVerifier, type JwtFailure, type VerifiedJwt } from './jwt.js'
 import { resolveAuthOptions, type AuthOptions, type ResolvedAuthOptions } from './options.js'
-
-// The scheme of a header the parser refused is Bearer (`Bearer`, `bearer `,
-// `Bearer\t…`): its malformation is then RFC 6750's to name.
-const BEARER_SCHEME = /^[ \t]*bearer(?:$|[^!#$%&'*+.^_`|~0-9A-Za-z-])/i
-
-function namesBearer (header: string): boolean {
-  return BEARER_SCHEME.test(header)
-}
+import { PasswordGuard, resolveLockout } from './password-guard.js'
 
 // Basic sends the password with every request: its caller proved who they
 // are just now. The backend's avatars are shared; each request gets its own.
@@ -36,8 +32,11 @@ export interface AuthCoreOptions extends AuthOptions {
  * needed, or throws/rejects with a coded 401 carrying an RFC 7235 challenge.
  */
 export class AuthCore {
-  readonly #basic: BasicBackend | undefined
+  readonly #basic: BasicCredentialBackend | undefined
   readonly #tokens: StaticTokens | undefined
+  readonly #tokenFunction: TokenFunction | undefined
+  // D-AUTH-?? (bearerType and bearerCase): the scheme of every bearer credential.
+  readonly #scheme: BearerScheme
   readonly #verifiers: readonly JwtVerifier[]
   readonly #apiKeys: ApiKeyStore | undefined
   readonly #jwtCache: BoundedCache<Avatar>
@@ -47,12 +46,19 @@ export class AuthCore {
   readonly #basicChallenge: string
   readonly #realm: string
   readonly #challenges: readonly string[]
+  /** Scheme names accepted (`Basic`, then the bearer type), as challenges write them; empty when nothing is configured. */
+  readonly schemes: readonly string[]
+  /** One challenge per accepted scheme (the `WWW-Authenticate` of a 401 for an anonymous caller); empty when nothing is configured. */
+  readonly challenges: readonly string[]
 
   private constructor (options: ResolvedAuthOptions, verifiers: readonly JwtVerifier[], now: () => number) {
     const { realm } = options
     this.#realm = realm
-    this.#basic = Object.keys(options.basic).length > 0 ? new BasicBackend(options.basic, options.basicCache) : undefined
-    this.#tokens = Object.keys(options.bearer).length > 0 ? new StaticTokens(options.bearer) : undefined
+    this.#scheme = new BearerScheme(options.bearerType, options.bearerCase)
+    this.#basic = basicBackend(options.basic, options.basicCache, new PasswordGuard(options.basicConcurrency, resolveLockout(options.basicLockout), now))
+    const tokens = bearerSource(options.bearer)
+    this.#tokens = tokens instanceof StaticTokens ? tokens : undefined
+    this.#tokenFunction = tokens instanceof TokenFunction ? tokens : undefined
     this.#verifiers = verifiers
     this.#apiKeys = options.apiKeys
     this.#jwtCache = new BoundedCache(options.jwtCache.max)
@@ -61,8 +67,12 @@ export class AuthCore {
     this.#basicChallenge = formatChallenge('Basic', { realm, charset: 'UTF-8' })
     const challenges: string[] = []
     if (this.#basic !== undefined) challenges.push(this.#basicChallenge)
-    if (this.#acceptsBearer || challenges.length === 0) challenges.push(formatChallenge('Bearer', { realm }))
+    const schemes = this.#basic === undefined ? [] : ['Basic']
+    if (this.#acceptsBearer) schemes.push(this.#scheme.name)
+    this.schemes = Object.freeze(schemes)
+    if (this.#acceptsBearer || challenges.length === 0) challenges.push(this.#scheme.challenge(realm))
     this.#challenges = challenges
+    this.challenges = Object.freeze(schemes.length === 0 ? [] : [...challenges])
   }
 
   /** Builds the backends and imports the JWT keys; throws `GATEHOUSE_AUTH_INVALID_CONFIG` naming a bad entry. */
@@ -73,11 +83,11 @@ export class AuthCore {
   }
 
   get #acceptsBearer (): boolean {
-    return this.#tokens !== undefined || this.#verifiers.length > 0 || this.#apiKeys !== undefined
+    return this.#tokens !== undefined || this.#tokenFunction !== undefined || this.#verifiers.length > 0 || this.#apiKeys !== undefined
   }
 
   #bearerChallenge (error?: string, description?: string): string {
-    return formatChallenge('Bearer', { realm: this.#realm, error, error_description: description })
+    return this.#scheme.challenge(this.#realm, error, description)
   }
 
   #invalidToken (detail: string): HttpError {
@@ -93,21 +103,23 @@ export class AuthCore {
 
   /**
    * The caller for an `Authorization` header value. Never returns null: a
-   * header that is present must be valid.
+   * header that is present must be valid. `request` (the Fastify request,
+   * when there is one) is handed to `basic.validate` and `bearer.auth`, and
+   * gives the lockout its client address.
    */
-  authenticate (header: string): Avatar | Promise<Avatar> {
+  authenticate (header: string, request?: unknown): Avatar | Promise<Avatar> {
     // Fast path for the usual spelling: taken only when the exact remainder
     // already passes the strict check (token68, or a known Basic digest);
     // everything else goes through the general parser.
     if (header.length <= MAX_AUTHORIZATION_LENGTH) {
-      if (header.startsWith('Bearer ') && this.#acceptsBearer) {
-        const token = header.slice(7)
+      if (header.startsWith(this.#scheme.prefix) && this.#acceptsBearer) {
+        const token = header.slice(this.#scheme.prefix.length)
         if (!token.startsWith('gak_')) {
           // A configured token or a cached JWT was checked when it was stored.
           const known = this.#tokens?.find(token) ?? this.#jwtCache.get(token, this.#now())
           if (known !== undefined) return known
         }
-        if (TOKEN68.test(token)) return this.#bearerToken(token)
+        if (TOKEN68.test(token)) return this.#bearerToken(token, request)
       } else if (header.startsWith('Basic ') && this.#basic !== undefined) {
         const now = this.#now()
         const known = this.#basic.known(header.slice(6), now)
@@ -116,11 +128,14 @@ export class AuthCore {
     }
     const parsed = parseAuthorization(header)
     if (typeof parsed === 'string') {
-      if (this.#acceptsBearer && namesBearer(header)) throw this.#invalidRequest(parsed)
+      if (this.#acceptsBearer && this.#scheme.names(header)) throw this.#invalidRequest(parsed)
       throw unauthorized(BAD_HEADER, `Malformed Authorization header: ${parsed}`, this.#challenges)
     }
-    if (parsed.scheme === 'basic' && this.#basic !== undefined) return this.#basicCaller(parsed.credentials)
-    if (parsed.scheme === 'bearer' && this.#acceptsBearer) return this.#bearerCaller(parsed.credentials)
+    if (parsed.scheme === 'basic' && this.#basic !== undefined) return this.#basicCaller(parsed.credentials, request)
+    if (this.#acceptsBearer && this.#scheme.is(parsed.scheme, header)) return this.#bearerCaller(parsed.credentials, request)
+    if (this.#acceptsBearer && this.#scheme.miscased(parsed.scheme, header)) {
+      throw unauthorized(UNSUPPORTED_SCHEME, `The scheme must be written exactly ${this.#scheme.name}`, this.#challenges)
+    }
     throw unauthorized(UNSUPPORTED_SCHEME, `The ${parsed.scheme} scheme is not accepted`, this.#challenges)
   }
 
@@ -129,21 +144,31 @@ export class AuthCore {
     throw unauthorized(outcome.refused === 'malformed' ? BAD_HEADER : INVALID_CREDENTIALS, outcome.detail, this.#basicChallenge)
   }
 
-  #basicCaller (credentials: string): Avatar | Promise<Avatar> {
-    const outcome = this.#basic!.authenticate(credentials, this.#now())
+  #basicCaller (credentials: string, request: unknown): Avatar | Promise<Avatar> {
+    const outcome = this.#basic!.authenticate(credentials, this.#now(), request)
     return outcome instanceof Promise ? outcome.then((o) => this.#basicOutcome(o)) : this.#basicOutcome(outcome)
   }
 
-  #bearerCaller (token: string): Avatar | Promise<Avatar> {
+  #bearerCaller (token: string, request: unknown): Avatar | Promise<Avatar> {
     if (!TOKEN68.test(token)) throw this.#invalidRequest('the bearer token is not a b64token')
-    return this.#bearerToken(token)
+    return this.#bearerToken(token, request)
   }
 
-  #bearerToken (token: string): Avatar | Promise<Avatar> {
+  #bearerToken (token: string, request?: unknown): Avatar | Promise<Avatar> {
     // API keys go to the key store only: a gak_ value is never tried as a JWT.
     if (token.startsWith('gak_')) return this.#apiKeyCaller(token)
     const known = this.#tokens?.find(token)
     if (known !== undefined) return known
+    // D-AUTH-?? (the forms of bearer): bearer.auth takes the static map's place, before the JWT verifiers.
+    if (this.#tokenFunction !== undefined) {
+      const found = this.#tokenFunction.find(token, request)
+      if (found instanceof Promise) return found.then((avatar) => avatar ?? this.#jwtOrRefuse(token))
+      if (found !== null) return found
+    }
+    return this.#jwtOrRefuse(token)
+  }
+
+  #jwtOrRefuse (token: string): Avatar | Promise<Avatar> {
     if (this.#verifiers.length === 0) throw this.#invalidToken('The token is not valid')
     const cached = this.#jwtCache.get(token, this.#now())
     if (cached !== undefined) return cached

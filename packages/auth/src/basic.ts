@@ -3,6 +3,7 @@ import { BoundedCache } from './bounded-cache.js'
 import { configTags } from './config-tags.js'
 import { GATEHOUSE_AUTH_INVALID_CONFIG } from './errors.js'
 import { SecretTable } from './secret-table.js'
+import type { PasswordGuard } from './password-guard.js'
 import { parsePasswordHash, verifyAgainstDummy, verifyPassword, type PasswordHash } from './password.js'
 
 /** One basic user: a password or a scrypt hash. */
@@ -24,7 +25,28 @@ export interface CacheOptions {
 export type Outcome = Avatar | { readonly refused: 'malformed' | 'invalid', readonly detail: string }
 
 const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/
-const INVALID = Object.freeze({ refused: 'invalid', detail: 'Invalid user name or password' } as const)
+/** The refusal of a wrong password or an unknown user: one answer for both. */
+export const INVALID = Object.freeze({ refused: 'invalid', detail: 'Invalid user name or password' } as const)
+
+/** The user name and password of a base64 `user:password`, or why it is malformed. */
+export function decodeBasic (credentials: string): { readonly user: string, readonly password: string } | Outcome {
+  if (credentials.length % 4 !== 0 || !BASE64.test(credentials)) {
+    return { refused: 'malformed', detail: 'Basic credentials must be base64' }
+  }
+  const decoded = Buffer.from(credentials, 'base64').toString('utf8')
+  const colon = decoded.indexOf(':')
+  if (colon === -1 || hasControlCharacter(decoded)) {
+    return { refused: 'malformed', detail: 'Basic credentials must be user:password without control characters' }
+  }
+  return { user: decoded.slice(0, colon), password: decoded.slice(colon + 1) }
+}
+
+/** What a Basic backend answers the core with. */
+export interface BasicCredentialBackend {
+  /** The caller for credentials already verified (served without I/O), or undefined. */
+  known: (credentials: string, now: number) => Avatar | undefined
+  authenticate: (credentials: string, now: number, request: unknown) => Outcome | Promise<Outcome>
+}
 
 /**
  * RFC 7617 Basic. Plain passwords are found by the base64 credential
@@ -34,13 +56,15 @@ const INVALID = Object.freeze({ refused: 'invalid', detail: 'Invalid user name o
  * bounded cache keyed by the SHA-256 of the credential.
  * D-AUTH-06: found like static bearer tokens (D-AUTH-11); hashing every request was the cost above the peer.
  */
-export class BasicBackend {
+export class BasicBackend implements BasicCredentialBackend {
   readonly #plain: SecretTable<Avatar>
   readonly #hashed = new Map<string, { hash: PasswordHash, avatar: Avatar }>()
   readonly #verified: BoundedCache<Avatar>
   readonly #ttlMs: number
+  readonly #guard: PasswordGuard
 
-  constructor (entries: Readonly<Record<string, BasicEntry>>, cache: CacheOptions) {
+  constructor (entries: Readonly<Record<string, BasicEntry>>, cache: CacheOptions, guard: PasswordGuard) {
+    this.#guard = guard
     const plain: Array<[string, Avatar]> = []
     for (const [user, entry] of Object.entries(entries)) {
       const where = `basic.${user}`
@@ -74,26 +98,22 @@ export class BasicBackend {
     return this.#plain.find(credentials) ?? (this.#verified.size === 0 ? undefined : this.#verified.get(sha256(credentials), now))
   }
 
-  authenticate (credentials: string, now: number): Outcome | Promise<Outcome> {
+  authenticate (credentials: string, now: number, request: unknown): Outcome | Promise<Outcome> {
     const known = this.known(credentials, now)
     if (known !== undefined) return known
-    if (credentials.length % 4 !== 0 || !BASE64.test(credentials)) {
-      return { refused: 'malformed', detail: 'Basic credentials must be base64' }
-    }
-    const decoded = Buffer.from(credentials, 'base64').toString('utf8')
-    const colon = decoded.indexOf(':')
-    if (colon === -1 || hasControlCharacter(decoded)) {
-      return { refused: 'malformed', detail: 'Basic credentials must be user:password without control characters' }
-    }
+    const decoded = decodeBasic(credentials)
+    if (!('user' in decoded)) return decoded
     if (this.#hashed.size === 0) return INVALID
-    return this.#verifyHashed(decoded.slice(0, colon), decoded.slice(colon + 1), sha256(credentials), now)
+    // D-AUTH-?? (bounded Basic verifications): every scrypt check goes through the guard.
+    return this.#guard.check(decoded.user, request, () => this.#verifyHashed(decoded.user, decoded.password, sha256(credentials), now))
+      .then((avatar) => avatar ?? INVALID)
   }
 
-  async #verifyHashed (user: string, password: string, digest: string, now: number): Promise<Outcome> {
+  async #verifyHashed (user: string, password: string, digest: string, now: number): Promise<Avatar | null> {
     const entry = this.#hashed.get(user)
     // Unknown names cost a hash too, so timing does not tell which exist.
-    if (entry === undefined) return (await verifyAgainstDummy(password), INVALID)
-    if (!(await verifyPassword(password, entry.hash))) return INVALID
+    if (entry === undefined) return (await verifyAgainstDummy(password), null)
+    if (!(await verifyPassword(password, entry.hash))) return null
     this.#verified.set(digest, entry.avatar, now + this.#ttlMs)
     return entry.avatar
   }

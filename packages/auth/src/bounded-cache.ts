@@ -34,6 +34,11 @@ export class BoundedCache<V> {
     this.#entries.set(key, { value, expiresAt })
   }
 
+  /** Forgets `key` (a credential whose user changed). */
+  delete (key: string): void {
+    this.#entries.delete(key)
+  }
+
   get size (): number {
     return this.#entries.size
   }

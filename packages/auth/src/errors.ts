@@ -25,6 +25,16 @@ export const INVALID_REQUEST = 'GATEHOUSE_AUTH_INVALID_REQUEST'
 /** The request has more than one `Authorization` header (400): which one a proxy or the app reads is not ours to guess. */
 export const DUPLICATE_AUTHORIZATION = 'GATEHOUSE_AUTH_DUPLICATE_AUTHORIZATION'
 
+/**
+ * Basic passwords being checked (cache misses: scrypt, a store, your
+ * `validate`) already fill `basicConcurrency`: this one is refused at once
+ * (503, `Retry-After: 1`) rather than queued.
+ */
+export const BUSY = 'GATEHOUSE_AUTH_BUSY'
+
+/** A Basic identity or client address locked by `basicLockout` after failed passwords (429, `Retry-After`). */
+export const LOCKED = 'GATEHOUSE_AUTH_LOCKED'
+
 /** A JWT could not be checked because its verifier's JWK Set is unreachable (503). */
 export const KEYS_UNAVAILABLE = 'GATEHOUSE_AUTH_KEYS_UNAVAILABLE'
 
@@ -52,6 +62,14 @@ export function unauthorized (code: string, detail: string, challenges: string |
 /** A basic entry without password or passwordHash, a bearer entry without token, and the like. */
 export const GATEHOUSE_AUTH_INVALID_CONFIG = createError<[string, string]>(
   'GATEHOUSE_AUTH_INVALID_CONFIG', '%s: %s', 500, TypeError)
+
+/**
+ * A function of the options (`basic.validate`, `bearer.auth`) threw
+ * something other than an `HttpError`, or answered something other than an
+ * Avatar, tags or null (500; the cause is logged without the credential).
+ */
+export const GATEHOUSE_AUTH_CALLBACK_FAILED = createError<[where: string, problem: string, options?: { cause: Error }]>(
+  'GATEHOUSE_AUTH_CALLBACK_FAILED', '%s %s', 500, Error)
 
 /** A stored password hash that is not `scrypt$N,r,p$salt$hash` with sane parameters. */
 export const GATEHOUSE_AUTH_INVALID_PASSWORD_HASH = createError<[string]>(

@@ -23,7 +23,12 @@ export type { AuthCoreOptions } from './auth-core.js'
 export type { AuthOptions, ResolvedAuthOptions } from './options.js'
 export { authOptionsSchema, defaults as authDefaults, jwtVerifierSchema, resolveAuthOptions } from './options.js'
 export type { BasicEntry, CacheOptions } from './basic.js'
+export type { BasicOption, BasicValidate } from './basic-source.js'
 export type { BearerEntry } from './bearer.js'
+export type { BearerAuth, BearerOption } from './bearer-function.js'
+export type { BearerCase } from './bearer-scheme.js'
+export type { CallbackAnswer } from './callback-result.js'
+export type { BasicLockoutOptions } from './password-guard.js'
 export { JWT_ALGORITHMS, JWT_NAME_PATTERN } from './jwt.js'
 export type { JwtAlgorithm, JwtVerifierOptions } from './jwt.js'
 export { API_KEY, API_KEY_ID_PATTERN, generateApiKey, parseApiKey } from './api-key.js'
@@ -58,7 +63,9 @@ export { constantTimeEqual } from './digest.js'
 export { sha256 } from '@fastify-gatehouse/core'
 export {
   BAD_HEADER,
+  BUSY,
   DUPLICATE_AUTHORIZATION,
+  GATEHOUSE_AUTH_CALLBACK_FAILED,
   GATEHOUSE_AUTH_INVALID_CONFIG,
   GATEHOUSE_AUTH_INVALID_PASSWORD_HASH,
   GATEHOUSE_AUTH_STORE_FILE,
@@ -67,6 +74,7 @@ export {
   INVALID_REQUEST,
   INVALID_TOKEN,
   KEYS_UNAVAILABLE,
+  LOCKED,
   STORE_FULL,
   UNSUPPORTED_SCHEME
 } from './errors.js'

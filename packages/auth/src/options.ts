@@ -1,9 +1,14 @@
 import { Type } from '@sinclair/typebox'
-import { isPlainObject, NO_CONTROL_CHARACTERS_PATTERN } from '@fastify-gatehouse/core'
+import { isPlainObject, NO_CONTROL_CHARACTERS_PATTERN, TOKEN_PATTERN } from '@fastify-gatehouse/core'
 import type { ApiKeyStore } from './api-key.js'
-import type { BasicEntry, CacheOptions } from './basic.js'
-import type { BearerEntry } from './bearer.js'
+import type { CacheOptions } from './basic.js'
+import type { BasicOption } from './basic-source.js'
+import type { BearerOption } from './bearer-function.js'
+import type { BearerCase } from './bearer-scheme.js'
+import type { BasicLockoutOptions } from './password-guard.js'
 import { GATEHOUSE_AUTH_INVALID_CONFIG } from './errors.js'
+import { LOCKOUT_LIMITS } from './lockout/lockout-policy.js'
+import type { LockoutStore } from './lockout/lockout-store.js'
 import { JWT_ALGORITHMS, JWT_NAME_PATTERN, type JwtVerifierOptions } from './jwt.js'
 
 /**
@@ -12,10 +17,24 @@ import { JWT_ALGORITHMS, JWT_NAME_PATTERN, type JwtVerifierOptions } from './jwt
  * `authMiddleware`, `AppServer({ auth })` and `AuthCore.create`.
  */
 export interface AuthOptions {
-  /** User name → `{ password | passwordHash, tags }`. Default: none. */
-  basic?: Readonly<Record<string, BasicEntry>>
-  /** Name (the caller's identity) → `{ token, tags }`. Default: none. */
-  bearer?: Readonly<Record<string, BearerEntry>>
+  /**
+   * Basic users: user name → `{ password | passwordHash, tags }`; or
+   * `{ users: <UserStore> }`; or `{ validate (identity, password, request) }`
+   * answering an Avatar, tags or null. One form at a time. Default: none.
+   */
+  basic?: BasicOption
+  /** Static tokens: name (the caller's identity) → `{ token, tags }`; or `{ auth (token, request) }` answering an Avatar, tags or null. Default: none. */
+  bearer?: BearerOption
+  /** The scheme name of bearer credentials (static tokens, `bearer.auth`, JWTs, API keys) and of their challenges. Default: `Bearer`. */
+  bearerType?: string
+  /** `insensitive`: the bearer scheme in any letter case (RFC 9110); `exact`: only as `bearerType` writes it (RFC 6750 as @fastify/bearer-auth reads it). Default: `insensitive`. */
+  bearerCase?: BearerCase
+  /** Basic password checks (cache misses) in flight at most; one more is refused with 503 and `Retry-After`. Default: `16`. */
+  basicConcurrency?: number
+  /** Lock a Basic identity (and client address) after failed passwords, as the server's login does. Default: off. */
+  basicLockout?: BasicLockoutOptions
+  /** Answer an anonymous caller that a route's `authRule` refuses with 401 and the challenges, not 403; per route `config.challengeAnonymous`. Default: `false`. */
+  challengeAnonymous?: boolean
   /** JWT verifiers, each with a `name` (callers get backend `jwt:<name>`), tried in this order. Default: none. */
   jwt?: readonly JwtVerifierOptions[]
   /** Where `gak_` API keys are verified. Default: none (API keys refused). */
@@ -30,8 +49,13 @@ export interface AuthOptions {
 
 /** {@link AuthOptions} with the defaults applied. */
 export interface ResolvedAuthOptions {
-  readonly basic: Readonly<Record<string, BasicEntry>>
-  readonly bearer: Readonly<Record<string, BearerEntry>>
+  readonly basic: BasicOption
+  readonly bearer: BearerOption
+  readonly bearerType: string
+  readonly bearerCase: BearerCase
+  readonly basicConcurrency: number
+  readonly basicLockout: BasicLockoutOptions | undefined
+  readonly challengeAnonymous: boolean
   readonly jwt: readonly JwtVerifierOptions[]
   readonly apiKeys: ApiKeyStore | undefined
   readonly realm: string
@@ -42,6 +66,11 @@ export interface ResolvedAuthOptions {
 export const defaults: ResolvedAuthOptions = Object.freeze({
   basic: Object.freeze({}),
   bearer: Object.freeze({}),
+  bearerType: 'Bearer',
+  bearerCase: 'insensitive',
+  basicConcurrency: 16,
+  basicLockout: undefined,
+  challengeAnonymous: false,
   jwt: Object.freeze([]),
   apiKeys: undefined,
   realm: 'gatehouse',
@@ -81,16 +110,43 @@ export const jwtVerifierSchema = Type.Object({
 // additionalProperties: true, unlike the other components: the spec says
 // unknown auth sections are ignored (the plugin warns about each one).
 // D-AUTH-10, D-AUTH-21.
+const basicEntry = Type.Object({
+  password: Type.Optional(Type.String()),
+  passwordHash: Type.Optional(Type.String()),
+  tags: Type.Optional(tags)
+}, { additionalProperties: false })
+const bearerEntry = Type.Object({
+  token: Type.String({ minLength: 1 }),
+  tags: Type.Optional(tags)
+}, { additionalProperties: false })
+
+/**
+ * A map of entries whose key `source` may also hold what a config file
+ * cannot (a store, a function): every other key is an entry, checked by the
+ * schema; `source` is an entry or anything, and the resolver tells them
+ * apart by type and names what is wrong. `patternProperties` lets the
+ * config loader convert the entries' snake_case keys.
+ * D-AUTH-?? (the three forms of basic).
+ */
+function entriesOr (entry: typeof basicEntry | typeof bearerEntry, ...sources: string[]): ReturnType<typeof Type.Object> {
+  const properties = Object.fromEntries(sources.map((key) => [key, Type.Optional(Type.Union([entry, Type.Unsafe<unknown>(Type.Any())]))]))
+  return Type.Object(properties, { additionalProperties: entry, patternProperties: { '^(.*)$': entry } })
+}
+
 export const authOptionsSchema = Type.Object({
-  basic: Type.Optional(Type.Record(Type.String(), Type.Object({
-    password: Type.Optional(Type.String()),
-    passwordHash: Type.Optional(Type.String()),
-    tags: Type.Optional(tags)
-  }, { additionalProperties: false }))),
-  bearer: Type.Optional(Type.Record(Type.String(), Type.Object({
-    token: Type.String({ minLength: 1 }),
-    tags: Type.Optional(tags)
-  }, { additionalProperties: false }))),
+  basic: Type.Optional(entriesOr(basicEntry, 'users', 'validate')),
+  bearer: Type.Optional(entriesOr(bearerEntry, 'auth')),
+  bearerType: Type.Optional(Type.String({ minLength: 1, maxLength: 64, pattern: TOKEN_PATTERN })),
+  bearerCase: Type.Optional(Type.Union([Type.Literal('insensitive'), Type.Literal('exact')])),
+  basicConcurrency: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_000 })),
+  basicLockout: Type.Optional(Type.Object({
+    store: Type.Optional(Type.Unsafe<LockoutStore>(Type.Any())),
+    maxAttempts: Type.Optional(Type.Integer({ minimum: 1, maximum: LOCKOUT_LIMITS.maxAttempts })),
+    backoff: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: LOCKOUT_LIMITS.backoff })),
+    addressMaxAttempts: Type.Optional(Type.Integer({ minimum: 1, maximum: LOCKOUT_LIMITS.maxAttempts })),
+    resetAfter: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: LOCKOUT_LIMITS.resetAfter }))
+  }, { additionalProperties: false })),
+  challengeAnonymous: Type.Optional(Type.Boolean()),
   jwt: Type.Optional(Type.Array(jwtVerifierSchema)),
   apiKeys: Type.Optional(Type.Unsafe<ApiKeyStore>(Type.Any())),
   realm: Type.Optional(Type.String({ pattern: NO_CONTROL_CHARACTERS_PATTERN })),
@@ -132,9 +188,19 @@ export function resolveAuthOptions (options: AuthOptions = {}): ResolvedAuthOpti
   if (apiKeys !== undefined && typeof (apiKeys as Partial<ApiKeyStore> | null)?.verify !== 'function') {
     throw new GATEHOUSE_AUTH_INVALID_CONFIG('apiKeys', 'must be an ApiKeyStore (with a verify method)')
   }
+  const { basicConcurrency = defaults.basicConcurrency, challengeAnonymous = defaults.challengeAnonymous } = options
+  if (!Number.isInteger(basicConcurrency) || basicConcurrency < 1 || basicConcurrency > 10_000) {
+    throw new GATEHOUSE_AUTH_INVALID_CONFIG('basicConcurrency', 'must be a whole number from 1 to 10000')
+  }
+  if (typeof challengeAnonymous !== 'boolean') throw new GATEHOUSE_AUTH_INVALID_CONFIG('challengeAnonymous', 'must be true or false')
   return Object.freeze({
     basic: options.basic ?? defaults.basic,
     bearer: options.bearer ?? defaults.bearer,
+    bearerType: options.bearerType ?? defaults.bearerType,
+    bearerCase: options.bearerCase ?? defaults.bearerCase,
+    basicConcurrency,
+    basicLockout: options.basicLockout,
+    challengeAnonymous,
     jwt: verifierList(options.jwt),
     apiKeys,
     realm: options.realm ?? defaults.realm,

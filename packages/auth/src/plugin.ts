@@ -1,5 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify'
 import { Avatar, HttpError } from '@fastify-gatehouse/core'
+import { announceAccepted } from './anonymous-challenge.js'
 import { AuthCore } from './auth-core.js'
 import { repeatsAuthorization } from './duplicate-authorization.js'
 import { DUPLICATE_AUTHORIZATION } from './errors.js'
@@ -15,6 +16,7 @@ export const authHook: FastifyPluginAsync<AuthOptions> = async function auth (ap
     if (!KNOWN_SECTIONS.has(section)) app.log.warn(`auth: ignoring unknown section "${section}"`)
   }
   const core = await AuthCore.create(options)
+  announceAccepted(app, core, options.challengeAnonymous ?? false)
 
   app.addHook('onRequest', function authenticate (request, _reply, done) {
     const header = request.headers.authorization
@@ -28,7 +30,7 @@ export const authHook: FastifyPluginAsync<AuthOptions> = async function auth (ap
     }
     let caller: Avatar | Promise<Avatar>
     try {
-      caller = core.authenticate(header)
+      caller = core.authenticate(header, request)
     } catch (err) {
       done(err as Error)
       return

@@ -70,6 +70,10 @@ export const GATEHOUSE_CORE_ROUTES_BEFORE_CHAIN = createError<[string, string]>(
   'GATEHOUSE_CORE_ROUTES_BEFORE_CHAIN',
   'Routes were declared before %s, so an authRule or fresh option on them (in config or as the shorthand) could not be seen; declare routes after middlewareChain, or call trackRouteRules(app) right after creating the instance. Routes:\n%s', 500, TypeError)
 
+/** A route's `config.challengeAnonymous` is not a boolean, or is set on a route without an `authRule`. */
+export const GATEHOUSE_CORE_INVALID_ROUTE_OPTION = createError<[string, string, string]>(
+  'GATEHOUSE_CORE_INVALID_ROUTE_OPTION', 'Invalid %s on %s: %s', 500, TypeError)
+
 /** `new Avatar(…)` was given no identity or no backend. */
 export const GATEHOUSE_CORE_INVALID_AVATAR = createError<[string]>(
   'GATEHOUSE_CORE_INVALID_AVATAR', 'Invalid Avatar: %s', 500, TypeError)
@@ -91,6 +95,13 @@ export const GATEHOUSE_CORE_INVALID_CHALLENGE = createError<[string]>(
 /** The caller is anonymous or does not satisfy the route's `authRule`. */
 export const GATEHOUSE_CORE_FORBIDDEN = createError(
   'GATEHOUSE_CORE_FORBIDDEN', 'Insufficient permissions for this route', 403)
+
+/**
+ * The code of the 401 an anonymous caller gets on a route whose rule it
+ * fails when `challengeAnonymous` is on (route config or the auth
+ * component's option): carries the challenges of the schemes auth accepts.
+ */
+export const UNAUTHENTICATED = 'GATEHOUSE_CORE_UNAUTHENTICATED'
 
 /**
  * The code of `ReauthenticateError` (fresh.ts), 401: the route's `fresh`

@@ -11,6 +11,8 @@ export { formatChallenge, quoteString } from './challenge.js'
 export { ensureScope } from './scope.js'
 export { brandClass, processWide } from './shared-identity.js'
 export { trackRouteRules } from './rule-coverage.js'
+export { anonymousRefusal, kAuthAccepts } from './anonymous-refusal.js'
+export type { AuthAccepts } from './anonymous-refusal.js'
 export { AuthRuleSyntaxError, compileAuthRule } from './auth-rule.js'
 // The `authRule` and `fresh` route options (declaration merging into Fastify's types; D-RULES-05).
 export type {} from './route-rules.js'
@@ -60,10 +62,12 @@ export {
   GATEHOUSE_CORE_INVALID_TAGS,
   GATEHOUSE_CORE_INVALID_COMPONENT,
   GATEHOUSE_CORE_INVALID_FRESH,
+  GATEHOUSE_CORE_INVALID_ROUTE_OPTION,
   GATEHOUSE_CORE_INVALID_OPTIONS,
   GATEHOUSE_CORE_NO_COMPONENTS,
   GATEHOUSE_CORE_ROUTES_BEFORE_CHAIN,
   GATEHOUSE_CORE_UNENFORCED_AUTH_RULE,
   GATEHOUSE_CORE_UNKNOWN_COMPONENT,
-  REAUTHENTICATE
+  REAUTHENTICATE,
+  UNAUTHENTICATED
 } from './errors.js'

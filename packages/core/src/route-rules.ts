@@ -1,6 +1,7 @@
 import type { FastifyInstance, onRequestHookHandler, RouteOptions } from 'fastify'
+import { anonymousRefusal } from './anonymous-refusal.js'
 import { compileAuthRule, AuthRuleSyntaxError } from './auth-rule.js'
-import { GATEHOUSE_CORE_FORBIDDEN, GATEHOUSE_CORE_INVALID_AUTH_RULE, GATEHOUSE_CORE_INVALID_FRESH } from './errors.js'
+import { GATEHOUSE_CORE_FORBIDDEN, GATEHOUSE_CORE_INVALID_AUTH_RULE, GATEHOUSE_CORE_INVALID_FRESH, GATEHOUSE_CORE_INVALID_ROUTE_OPTION } from './errors.js'
 import { freshProblem, isFresh, ReauthenticateError } from './fresh.js'
 import { markRuleCompiled } from './rule-coverage.js'
 import { processWide } from './shared-identity.js'
@@ -20,6 +21,13 @@ declare module 'fastify' {
      * D-RULES-09: a route option, not rule syntax.
      */
     fresh?: number
+    /**
+     * An anonymous caller the rule refuses gets 401 with the challenges of
+     * the schemes the auth component accepts (`WWW-Authenticate: Basic
+     * realm="…", charset="UTF-8"`), not 403. Default: the auth component's
+     * `challengeAnonymous` (off). Needs an `authRule`.
+     */
+    challengeAnonymous?: boolean
   }
   interface RouteShorthandOptions {
     /**
@@ -92,6 +100,10 @@ export function enforceRouteRules (app: FastifyInstance): void {
     const where = `${String(route.method)} ${route.url}`
     const rule = routeOption(route, 'authRule', (both) => new GATEHOUSE_CORE_INVALID_AUTH_RULE(both, where, 'config.authRule and authRule disagree'))
     const fresh = routeOption(route, 'fresh', (both) => new GATEHOUSE_CORE_INVALID_FRESH(both, where, 'config.fresh and fresh disagree'))
+    const challenge = (route.config as Record<string, unknown> | undefined)?.challengeAnonymous
+    if (challenge !== undefined && (typeof challenge !== 'boolean' || rule === undefined)) {
+      throw new GATEHOUSE_CORE_INVALID_ROUTE_OPTION('config.challengeAnonymous', where, typeof challenge !== 'boolean' ? 'must be true or false' : 'needs an authRule on the route (it changes how the rule refuses anonymous callers)')
+    }
     if (rule === undefined && fresh === undefined) return
     if (rule !== undefined && typeof rule !== 'string') {
       throw new GATEHOUSE_CORE_INVALID_AUTH_RULE(shown(rule), where, 'a rule must be a string')
@@ -121,7 +133,8 @@ export function enforceRouteRules (app: FastifyInstance): void {
       const caller = request.scope?.auth ?? null
       // D-RULES-02: an anonymous caller never satisfies a rule, even a purely negative one.
       if (allows !== undefined && (caller === null || !allows(caller))) {
-        done(new GATEHOUSE_CORE_FORBIDDEN())
+        // What auth accepts is read from the config only on this path (D-RULES-??).
+        done(caller === null ? anonymousRefusal(request.routeOptions.config) : new GATEHOUSE_CORE_FORBIDDEN())
         return
       }
       if (maxAge !== undefined && !isFresh(caller, maxAge, Date.now())) {

@@ -36,7 +36,7 @@ test('the actual request without credentials is still 403, and carries the CORS 
   t.teardown(() => app.close())
   const res = await app.inject({ method: 'DELETE', url: '/private', headers: { origin: APP } })
   t.equal(res.statusCode, 403)
-  t.same(res.json(), { statusCode: 403, code: 'GATEHOUSE_CORE_FORBIDDEN', error: 'Forbidden', message: 'Insufficient permissions for this route' })
+  t.same(res.json(), { statusCode: 403, code: 'GATEHOUSE_CORE_FORBIDDEN', error: 'Forbidden', message: 'Sign in with Bearer credentials' })
   t.same(corsHeaders(res), ECHOED, 'the browser can read why it failed')
   t.equal(res.headers.vary, 'Origin')
   const ok = await app.inject({ method: 'DELETE', url: '/private', headers: { origin: APP, authorization: `Bearer ${TOKEN}` } })
