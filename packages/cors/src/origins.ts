@@ -32,6 +32,7 @@ export function parseOrigins (value: AllowOrigins | undefined, fallback: readonl
     } else if (item instanceof RegExp) {
       // With g or y, test() starts at lastIndex, which the previous test
       // moved: every other request from an allowed origin would be refused.
+      // D-CORS-?? (origin RegExps: g/y refused).
       if (item.global || item.sticky) {
         throw new GATEHOUSE_CORS_INVALID_OPTIONS(name, `${String(item)}: the g and y flags make RegExp.test() stateful (it resumes at lastIndex); drop them`)
       }
@@ -77,7 +78,7 @@ export function originTest (items: ReadonlyArray<string | RegExp>, echo: boolean
  * Whether a request's Origin may be shown to a RegExp or the function: a
  * serialized origin (lower-case `scheme://host[:port]`, as browsers send
  * it), not `null`, not over-long. Anything else is not allowed, unseen.
- * D-CORS-?? (RegExps and functions see only serialized origins).
+ * D-CORS-?? (origin RegExps: only serialized origins tested).
  */
 export function showable (origin: string): boolean {
   return origin.length <= MAX_ORIGIN_LENGTH && isSerializedOrigin(origin)

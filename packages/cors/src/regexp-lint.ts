@@ -1,6 +1,6 @@
 // The classic mistakes of an origin RegExp, found at boot and logged as
 // warnings (the RegExp still works as written: it may be meant).
-// D-CORS-?? (origin RegExps: stateful flags refused, unanchored ones warned).
+// D-CORS-?? (origin RegExps: classic mistakes warned).
 
 interface Shape {
   /** A `|` outside every group and class: each alternative is anchored on one side only. */
