@@ -19,6 +19,10 @@ const MAX_ORIGIN_LENGTH = 300
 export function parseOrigins (value: AllowOrigins | undefined, fallback: readonly string[], name: string): ReadonlyArray<string | RegExp> | OriginFunction {
   if (value === undefined) return [...fallback]
   if (typeof value === 'function') return value
+  // The schema lets any object through (a RegExp is one); only these are lists.
+  if (typeof value !== 'string' && !(value instanceof RegExp) && !Array.isArray(value)) {
+    throw new GATEHOUSE_CORS_INVALID_OPTIONS(name, `${describe(value)} is not an origin, a list, a RegExp or a function`)
+  }
   const given: ReadonlyArray<unknown> = typeof value === 'string' ? value.split(',') : value instanceof RegExp ? [value] : value
   const items: Array<string | RegExp> = []
   for (const item of given) {

@@ -69,8 +69,14 @@ test('a function: true echoes the origin; false, a throw, a rejection or a non-b
   }
   const { app, lines } = await withLog({ allowOrigins: decide, allowCredentials: true }, (a) => {
     a.get('/open', async () => ({ open: true }))
+    a.get('/off', { config: { cors: false } }, async () => ({ off: true }))
   })
   t.teardown(() => app.close())
+  // A route without CORS never calls the function (as with @fastify/cors).
+  const off = await app.inject({ url: '/off', headers: { origin: APP } })
+  t.same(off.json(), { off: true })
+  t.same(corsHeaders(off), {})
+  t.equal(off.headers.vary, undefined)
   const ok = await app.inject({ url: '/open', headers: { origin: APP } })
   t.equal(ok.statusCode, 200)
   t.same(corsHeaders(ok), { 'access-control-allow-origin': APP, 'access-control-allow-credentials': 'true' })
