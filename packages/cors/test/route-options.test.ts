@@ -194,7 +194,7 @@ test('bad config.cors values are boot errors naming the route and the key', asyn
     const app = Fastify()
     await app.register(corsPlugin, component)
     app.register(async (c) => { c.get('/x', { config: { cors: cors as never } }, async () => null) })
-    await t.rejects(app.ready(), { code, message }, JSON.stringify(cors) ?? String(cors))
+    await t.rejects(async () => { await app.ready() }, { code, message }, JSON.stringify(cors) ?? String(cors))
     await app.close()
   }
 })
@@ -218,6 +218,6 @@ test('one method and path under two constraints: the same config.cors, or a boot
     c.get('/v', { constraints: { version: '1.0.0' }, config: { cors: { allowOrigins: PARTNER } } }, async () => ({ v: 1 }))
     c.get('/v', { constraints: { version: '2.0.0' } }, async () => ({ v: 2 }))
   })
-  await t.rejects(bad.ready(), { code: 'GATEHOUSE_CORS_INVALID_OPTIONS', message: /config\.cors of route GET \/v: differs from that of GET \/v \(same method and path, other constraints\)/ })
+  await t.rejects(async () => { await bad.ready() }, { code: 'GATEHOUSE_CORS_INVALID_OPTIONS', message: /config\.cors of route GET \/v: differs from that of GET \/v \(same method and path, other constraints\)/ })
   await bad.close()
 })
