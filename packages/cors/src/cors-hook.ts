@@ -1,39 +1,37 @@
-import type { onRequestHookHandler } from 'fastify'
-import { addVary, TOKEN, TOKEN_LIST } from '@fastify-gatehouse/core'
-import type { ResolvedCorsOptions } from './options.js'
+import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction, onRequestHookHandler } from 'fastify'
+import { addVary, errorForLog, isThenable, TOKEN, TOKEN_LIST } from '@fastify-gatehouse/core'
+import { GATEHOUSE_CORS_INVALID_PREFLIGHT } from './errors.js'
+import { showable } from './origins.js'
+import type { CorsPolicy } from './policy.js'
+import type { RouteFinder } from './route-finder.js'
+
+export interface HookSetup {
+  /** The component's own policy. */
+  readonly policy: CorsPolicy
+  /** Where `onRoute` put a route's compiled `config.cors`. */
+  readonly key: symbol
+  /** The routes of the scope, for preflights; undefined with `preflight: false`. */
+  readonly finder: RouteFinder | undefined
+  readonly preflight: boolean
+  readonly strictPreflight: boolean
+}
 
 /**
- * Builds the cors `onRequest` hook: every header value is resolved here,
- * once, so a request costs a few comparisons and header writes.
+ * Builds the cors `onRequest` hook: every header value is resolved before
+ * (policy.ts), so a request costs a few comparisons and header writes.
  *
  * The rules (Fetch standard, CORS protocol): a disallowed origin gets no
  * CORS header at all; `*` is never sent with credentials (the origin is
  * echoed); only OPTIONS with Access-Control-Request-Method is a preflight,
- * answered 204 here, before auth runs; WebSocket upgrades and `OPTIONS *`
- * are left alone. Responses vary by Origin, so every other one says so.
+ * answered here, before auth runs, with the options of the route it asks
+ * about; WebSocket upgrades and `OPTIONS *` are left alone. Responses vary
+ * by Origin, so every other one says so.
  * D-CORS-01: a hand-written hook, not @fastify/cors: its delegator cost +17.8 µs per request.
  */
-export function corsHook (opts: ResolvedCorsOptions): onRequestHookHandler {
-  const anyOrigin = opts.allowOrigins.includes('*')
-  const allowed = new Set(opts.allowOrigins)
-  const echo = opts.allowCredentials || !anyOrigin
-  const anyMethod = opts.allowMethods.includes('*')
-  const echoHeaders = opts.allowHeaders.includes('*')
-  const methods = opts.allowMethods.join(', ')
-  const allowHeaders = opts.allowHeaders.join(', ')
-  const maxAge = String(opts.maxAge)
-  const credentials = opts.allowCredentials
-  const expose = opts.exposeHeaders.length > 0 ? opts.exposeHeaders.join(', ') : undefined
-
-  // The Access-Control-Allow-Origin value for `origin`, or undefined when it
-  // is not allowed. An opaque origin (`null`: sandboxed frame, file:) is
-  // never echoed: with credentials that would hand every sandboxed page
-  // the caller's data (D-CORS-03).
-  function allowOrigin (origin: string): string | undefined {
-    if (origin === 'null') return echo ? undefined : '*'
-    if (!anyOrigin && !allowed.has(origin)) return undefined
-    return echo ? origin : '*'
-  }
+export function corsHook (setup: HookSetup): onRequestHookHandler {
+  const { policy: base, key, finder, preflight, strictPreflight } = setup
+  // Routes whose config.cors was never compiled (declared before the component), logged once each.
+  const uncompiled = new WeakSet<object>()
 
   return function cors (request, reply, done) {
     if (request.headers.upgrade !== undefined) {
@@ -41,51 +39,139 @@ export function corsHook (opts: ResolvedCorsOptions): onRequestHookHandler {
       return
     }
     const origin = request.headers.origin
-    if (origin === undefined) {
+    const isOptions = request.method === 'OPTIONS'
+    if (origin === undefined && !(strictPreflight && isOptions)) {
       // A cache must not serve this answer to a CORS request.
       addVary(reply, 'Origin')
       done()
       return
     }
     // `OPTIONS *` asks about the server, not a resource: not CORS.
-    if ((request.method === 'OPTIONS' && request.url === '*') || request.routeOptions.config?.cors === false) {
+    if (isOptions && request.url === '*') {
+      done()
+      return
+    }
+    const config = request.routeOptions.config as unknown as Record<string | symbol, unknown> | undefined
+    const own = config?.cors
+    if (own === false) {
       done()
       return
     }
     addVary(reply, 'Origin')
-    const allowOriginValue = allowOrigin(origin)
-    if (allowOriginValue === undefined) {
-      done()
+    if (origin === undefined) {
+      done(new GATEHOUSE_CORS_INVALID_PREFLIGHT('it has no Origin header'))
       return
     }
-    const requested = request.method === 'OPTIONS' ? request.headers['access-control-request-method'] : undefined
-    // With `*` methods the method asked for is named (with credentials `*`
-    // would be a literal method name); one that is not a token is not answered (D-CORS-02).
-    if (requested !== undefined && anyMethod && !TOKEN.test(requested)) {
-      done()
+    const requested = isOptions && preflight ? request.headers['access-control-request-method'] : undefined
+    let policy = base
+    if (requested !== undefined) {
+      // The preflight asks about `requested` on this path: that route's options.
+      if (finder !== undefined && finder.active) {
+        const route = finder.find(requested, request.url)
+        if (route === false) {
+          done()
+          return
+        }
+        if (route !== undefined) policy = route
+      }
+    } else if (own !== undefined) {
+      const compiled = config?.[key] as CorsPolicy | undefined
+      if (compiled === undefined) {
+        // Fail closed: the route's own options were never seen (D-CORS-?? (per-route config.cors options)).
+        if (!uncompiled.has(config as object)) {
+          uncompiled.add(config as object)
+          request.log.error(`cors: route ${request.routeOptions.method} ${request.routeOptions.url} has config.cors options that cors never compiled (the route was declared before cors was registered); its responses get no CORS headers: declare routes after cors`)
+        }
+        done()
+        return
+      }
+      policy = compiled
+    }
+    if (policy.decide === undefined) {
+      finish(request, reply, done, policy, policy.allowOrigin!(origin), requested, strictPreflight)
       return
     }
-    reply.header('access-control-allow-origin', allowOriginValue)
-    if (credentials) reply.header('access-control-allow-credentials', 'true')
-    if (expose !== undefined) reply.header('access-control-expose-headers', expose)
-    if (requested === undefined) {
-      done()
-      return
-    }
-    reply.header('access-control-allow-methods', anyMethod ? requested : methods)
-    if (echoHeaders) {
-      // `*` never covers Authorization (Fetch), so `*` echoes what was asked.
-      // D-CORS-02: an echo, with or without credentials.
-      addVary(reply, 'Access-Control-Request-Headers')
-      const asked = request.headers['access-control-request-headers']
-      // Access-Control-Request-Headers as browsers send it: tokens and commas.
-      // Anything else is not echoed (the preflight then fails in the browser) (D-CORS-01).
-      if (asked !== undefined && TOKEN_LIST.test(asked)) reply.header('access-control-allow-headers', asked)
-    } else {
-      reply.header('access-control-allow-headers', allowHeaders)
-    }
-    reply.header('access-control-max-age', maxAge)
-    // Safari waits for a body on a 204 without Content-Length.
-    reply.code(204).header('content-length', '0').send()
+    decide(request, reply, done, policy, origin, requested, strictPreflight)
   }
+}
+
+/**
+ * The function form: the origin is allowed when it answers true; a throw or
+ * rejection is "not allowed", logged, never a 500.
+ * D-CORS-?? (an allowOrigins function returns a boolean; a failure means not allowed).
+ */
+function decide (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction, policy: CorsPolicy, origin: string, requested: string | undefined, strict: boolean): void {
+  // `null` and what is not an origin never reach the function (D-CORS-03;
+  // D-CORS-?? (null stays never echoed, by RegExps and functions too)).
+  if (!showable(origin)) {
+    finish(request, reply, done, policy, undefined, requested, strict)
+    return
+  }
+  const refused = (err: unknown): void => {
+    request.log.error({ err: errorForLog(err) }, 'cors: the allowOrigins function failed; the origin is taken as not allowed')
+    finish(request, reply, done, policy, undefined, requested, strict)
+  }
+  const decided = (verdict: unknown): void => {
+    if (typeof verdict !== 'boolean') {
+      request.log.error(`cors: the allowOrigins function answered ${typeof verdict}, not a boolean; the origin is taken as not allowed`)
+    }
+    finish(request, reply, done, policy, verdict === true ? origin : undefined, requested, strict)
+  }
+  let verdict: unknown
+  try {
+    verdict = policy.decide!(origin, request)
+  } catch (err) {
+    refused(err)
+    return
+  }
+  if (isThenable(verdict)) verdict.then(decided, refused)
+  else decided(verdict)
+}
+
+/** Writes the headers for an allowed origin (`value` is Access-Control-Allow-Origin), and answers a preflight. */
+function finish (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction, policy: CorsPolicy, value: string | undefined, requested: string | undefined, strict: boolean): void {
+  if (value === undefined) {
+    refuseOrContinue(request, done, requested, strict)
+    return
+  }
+  // With `*` methods the method asked for is named (with credentials `*`
+  // would be a literal method name); one that is not a token is not answered (D-CORS-02).
+  if (requested !== undefined && policy.anyMethod && !TOKEN.test(requested)) {
+    done()
+    return
+  }
+  reply.header('access-control-allow-origin', value)
+  if (policy.credentials) reply.header('access-control-allow-credentials', 'true')
+  if (policy.expose !== undefined) reply.header('access-control-expose-headers', policy.expose)
+  if (requested === undefined) {
+    refuseOrContinue(request, done, requested, strict)
+    return
+  }
+  reply.header('access-control-allow-methods', policy.anyMethod ? requested : policy.methods)
+  if (policy.echoHeaders) {
+    // `*` never covers Authorization (Fetch), so `*` echoes what was asked.
+    // D-CORS-02: an echo, with or without credentials.
+    addVary(reply, 'Access-Control-Request-Headers')
+    const asked = request.headers['access-control-request-headers']
+    // Access-Control-Request-Headers as browsers send it: tokens and commas.
+    // Anything else is not echoed (the preflight then fails in the browser) (D-CORS-01).
+    if (asked !== undefined && TOKEN_LIST.test(asked)) reply.header('access-control-allow-headers', asked)
+  } else {
+    reply.header('access-control-allow-headers', policy.allowHeaders)
+  }
+  reply.header('access-control-max-age', policy.maxAge)
+  // Safari waits for a body on a 204 without Content-Length.
+  reply.code(policy.status).header('content-length', '0').send()
+}
+
+// With strictPreflight every OPTIONS is taken as a preflight, so one
+// without Access-Control-Request-Method is refused (400), after the
+// headers that let the page read why.
+// D-CORS-?? (strictPreflight is the peer's, off by default).
+function refuseOrContinue (request: FastifyRequest, done: HookHandlerDoneFunction, requested: string | undefined, strict: boolean): void {
+  if (strict && requested === undefined && request.method === 'OPTIONS') {
+    done(new GATEHOUSE_CORS_INVALID_PREFLIGHT('it has no Access-Control-Request-Method header'))
+    return
+  }
+  done()
 }

@@ -1,11 +1,15 @@
 import { defineComponent, ORDER } from '@fastify-gatehouse/core'
-import { corsOptionsSchema, type CorsOptions } from './options.js'
+import { corsOptionsSchema, type CorsOptions, type CorsRouteOptions } from './options.js'
 import { cors } from './plugin.js'
 
 declare module 'fastify' {
   interface FastifyContextConfig {
-    /** `false`: this route gets no CORS headers and no preflight answer. */
-    cors?: false
+    /**
+     * `false`: this route gets no CORS headers and no preflight answer.
+     * An object: these options, over the component's, for this route and
+     * the preflights that ask about it (compiled at boot).
+     */
+    cors?: false | CorsRouteOptions
   }
 }
 
@@ -22,7 +26,7 @@ export const corsPlugin = defineComponent<CorsOptions>({
 })
 
 export default corsPlugin
-export { corsOptionsSchema, defaults as corsDefaults, resolveCorsOptions } from './options.js'
-export type { CorsOptions, ResolvedCorsOptions } from './options.js'
+export { corsOptionsSchema, corsRouteOptionsSchema, defaults as corsDefaults, resolveCorsOptions } from './options.js'
+export type { AllowOrigins, CorsOptions, CorsRouteOptions, OriginFunction, ResolvedCorsOptions } from './options.js'
 export type { ListOption } from '@fastify-gatehouse/core'
-export { GATEHOUSE_CORS_INVALID_OPTIONS } from './errors.js'
+export { GATEHOUSE_CORS_INVALID_OPTIONS, GATEHOUSE_CORS_INVALID_PREFLIGHT } from './errors.js'

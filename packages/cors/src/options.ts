@@ -1,11 +1,27 @@
 import { Type } from '@sinclair/typebox'
+import type { FastifyRequest } from 'fastify'
 import { GATEHOUSE_CORS_INVALID_OPTIONS } from './errors.js'
-import { isSerializedOrigin, parseList, TOKEN, type ListOption } from '@fastify-gatehouse/core'
+import { parseList, TOKEN, type ListOption } from '@fastify-gatehouse/core'
+import { parseOrigins } from './origins.js'
 
-/** Options of the cors component; every key is optional. Lists also take a comma-separated string. */
-export interface CorsOptions {
-  /** Origins allowed to read responses (`https://app.example.com`), or `*` for any. Default: `['*']`. */
-  allowOrigins?: ListOption
+/**
+ * Decides whether `origin` may read responses: `true` allows it (echoed),
+ * anything else does not. It is called only with a serialized origin
+ * (`scheme://host[:port]`, never `null`), once per request that carries one.
+ * A throw or a rejection counts as "not allowed" and is logged.
+ */
+export type OriginFunction = (origin: string, request: FastifyRequest) => boolean | Promise<boolean>
+
+/**
+ * The origins allowed to read responses: one origin, `*`, a comma-separated
+ * string, a RegExp, a list of strings and RegExps, or a function.
+ */
+export type AllowOrigins = string | RegExp | ReadonlyArray<string | RegExp> | OriginFunction
+
+/** What a route may set in `config.cors` (every key optional; the component's value otherwise). */
+export interface CorsRouteOptions {
+  /** Origins allowed to read responses (`https://app.example.com`), `*` for any, RegExps, or a function. Default: `['*']`. */
+  allowOrigins?: AllowOrigins
   /** Methods a preflight allows; `*` allows the one asked for. Default: GET, POST, PUT, PATCH, DELETE, HEAD, OPTIONS. */
   allowMethods?: ListOption
   /** Request headers a preflight allows; `*` allows the ones asked for (Authorization included). Default: `['*']`. */
@@ -18,14 +34,28 @@ export interface CorsOptions {
   maxAge?: number
 }
 
+/** Options of the cors component; every key is optional. Lists also take a comma-separated string. */
+export interface CorsOptions extends CorsRouteOptions {
+  /** Answer preflights (`OPTIONS` with `Access-Control-Request-Method`) here, before auth; `false` leaves every OPTIONS to the application's routes. Default: `true`. */
+  preflight?: boolean
+  /** Take every OPTIONS request as a preflight: one without `Origin` or `Access-Control-Request-Method` is refused with 400. Default: `false`. */
+  strictPreflight?: boolean
+  /** Status of an answered preflight, 200–299. Default: 204. */
+  optionsSuccessStatus?: number
+}
+
 /** {@link CorsOptions} with defaults applied and lists parsed. */
 export interface ResolvedCorsOptions {
-  readonly allowOrigins: readonly string[]
+  /** `*`, origins and RegExps; or the function. */
+  readonly allowOrigins: ReadonlyArray<string | RegExp> | OriginFunction
   readonly allowMethods: readonly string[]
   readonly allowHeaders: readonly string[]
   readonly allowCredentials: boolean
   readonly exposeHeaders: readonly string[]
   readonly maxAge: number
+  readonly preflight: boolean
+  readonly strictPreflight: boolean
+  readonly optionsSuccessStatus: number
 }
 
 export const defaults: ResolvedCorsOptions = Object.freeze({
@@ -34,18 +64,34 @@ export const defaults: ResolvedCorsOptions = Object.freeze({
   allowHeaders: Object.freeze(['*']),
   allowCredentials: false,
   exposeHeaders: Object.freeze([] as string[]),
-  maxAge: 600
+  maxAge: 600,
+  preflight: true,
+  strictPreflight: false,
+  optionsSuccessStatus: 204
 })
 
 const list = () => Type.Optional(Type.Union([Type.String(), Type.Array(Type.String())]))
+// A RegExp passes as an object here; resolveCorsOptions checks that it is one.
+const regExp = Type.Unsafe<RegExp>(Type.Object({}))
+const originFunction = Type.Unsafe<OriginFunction>(Type.Function([Type.String(), Type.Any()], Type.Any()))
 
-export const corsOptionsSchema = Type.Object({
-  allowOrigins: list(),
+const routeProperties = {
+  allowOrigins: Type.Optional(Type.Union([Type.String(), regExp, Type.Array(Type.Union([Type.String(), regExp])), originFunction])),
   allowMethods: list(),
   allowHeaders: list(),
   allowCredentials: Type.Optional(Type.Boolean()),
   exposeHeaders: list(),
   maxAge: Type.Optional(Type.Integer({ minimum: 0, maximum: 86_400 }))
+}
+
+/** The keys a route's `config.cors` may set: the ones that shape headers. */
+export const corsRouteOptionsSchema = Type.Object(routeProperties, { additionalProperties: false })
+
+export const corsOptionsSchema = Type.Object({
+  ...routeProperties,
+  preflight: Type.Optional(Type.Boolean()),
+  strictPreflight: Type.Optional(Type.Boolean()),
+  optionsSuccessStatus: Type.Optional(Type.Integer({ minimum: 200, maximum: 299 }))
 }, { additionalProperties: false })
 
 function tokens (name: string, value: ListOption | undefined, fallback: readonly string[]): string[] {
@@ -57,27 +103,34 @@ function tokens (name: string, value: ListOption | undefined, fallback: readonly
   return items
 }
 
-/** Applies the defaults and checks what the schema cannot (origins, tokens, `*` with credentials). */
-export function resolveCorsOptions (options: CorsOptions): ResolvedCorsOptions {
-  const allowOrigins = options.allowOrigins === undefined ? [...defaults.allowOrigins] : parseList(options.allowOrigins)
-  if (allowOrigins.length === 0) throw new GATEHOUSE_CORS_INVALID_OPTIONS('allowOrigins', 'is empty, so no origin would be allowed (leave cors off instead)')
-  for (const origin of allowOrigins) {
-    if (origin !== '*' && !isSerializedOrigin(origin)) {
-      throw new GATEHOUSE_CORS_INVALID_OPTIONS('allowOrigins', `${JSON.stringify(origin)} is not an origin (scheme://host[:port], lower-case, no path or trailing slash)`)
-    }
-  }
+/**
+ * Applies the defaults and checks what the schema cannot (origins, RegExp
+ * flags, tokens, `*` with credentials). `at` prefixes the option names in
+ * errors (`route GET /x: config.cors.`).
+ */
+export function resolveCorsOptions (options: CorsOptions, at = ''): ResolvedCorsOptions {
+  const allowOrigins = parseOrigins(options.allowOrigins, ['*'], `${at}allowOrigins`)
   const allowCredentials = options.allowCredentials ?? defaults.allowCredentials
-  const exposeHeaders = tokens('exposeHeaders', options.exposeHeaders, defaults.exposeHeaders)
+  const exposeHeaders = tokens(`${at}exposeHeaders`, options.exposeHeaders, defaults.exposeHeaders)
   // D-CORS-02: with credentials `*` would be a literal name, and response headers are unknown here.
   if (allowCredentials && exposeHeaders.includes('*')) {
-    throw new GATEHOUSE_CORS_INVALID_OPTIONS('exposeHeaders', '"*" is only a wildcard without credentials (Fetch standard); list the headers')
+    throw new GATEHOUSE_CORS_INVALID_OPTIONS(`${at}exposeHeaders`, '"*" is only a wildcard without credentials (Fetch standard); list the headers')
+  }
+  const preflight = options.preflight ?? defaults.preflight
+  const strictPreflight = options.strictPreflight ?? defaults.strictPreflight
+  // No silently ignored option: strictness is about the preflights cors answers.
+  if (!preflight && strictPreflight) {
+    throw new GATEHOUSE_CORS_INVALID_OPTIONS(`${at}strictPreflight`, 'applies only when cors answers preflights; it cannot be true with preflight: false')
   }
   return Object.freeze({
     allowOrigins,
-    allowMethods: tokens('allowMethods', options.allowMethods, defaults.allowMethods).map((m) => m.toUpperCase()),
-    allowHeaders: tokens('allowHeaders', options.allowHeaders, defaults.allowHeaders),
+    allowMethods: tokens(`${at}allowMethods`, options.allowMethods, defaults.allowMethods).map((m) => m.toUpperCase()),
+    allowHeaders: tokens(`${at}allowHeaders`, options.allowHeaders, defaults.allowHeaders),
     allowCredentials,
     exposeHeaders,
-    maxAge: options.maxAge ?? defaults.maxAge
+    maxAge: options.maxAge ?? defaults.maxAge,
+    preflight,
+    strictPreflight,
+    optionsSuccessStatus: options.optionsSuccessStatus ?? defaults.optionsSuccessStatus
   })
 }

@@ -11,7 +11,10 @@ test('defaults are the spec\'s and frozen', async (t) => {
     allowHeaders: ['*'],
     allowCredentials: false,
     exposeHeaders: [],
-    maxAge: 600
+    maxAge: 600,
+    preflight: true,
+    strictPreflight: false,
+    optionsSuccessStatus: 204
   })
   t.ok(Object.isFrozen(corsDefaults) && Object.isFrozen(corsDefaults.allowOrigins))
   t.same(resolveCorsOptions({}), corsDefaults)
@@ -26,7 +29,10 @@ test('lists take comma strings; items trimmed, empties dropped, methods upper-ca
     allowHeaders: ['x-a', 'x-b'],
     allowCredentials: false,
     exposeHeaders: ['x-total'],
-    maxAge: 600
+    maxAge: 600,
+    preflight: true,
+    strictPreflight: false,
+    optionsSuccessStatus: 204
   })
   t.same(given, copy, "the caller's object is not changed")
 })
@@ -56,7 +62,16 @@ test('bad options are boot errors naming the option', async (t) => {
     [{ maxAge: -1 }, 'GATEHOUSE_CORE_INVALID_OPTIONS', /cors options\.maxAge/],
     [{ maxAge: 1.5 }, 'GATEHOUSE_CORE_INVALID_OPTIONS', /maxAge/],
     [{ allowCredentials: 'yes' }, 'GATEHOUSE_CORE_INVALID_OPTIONS', /allowCredentials/],
-    [{ allow_origins: '*' }, 'GATEHOUSE_CORE_INVALID_OPTIONS', /allow_origins: unknown option \(options are camelCase: allowOrigins\)/]
+    [{ allow_origins: '*' }, 'GATEHOUSE_CORE_INVALID_OPTIONS', /allow_origins: unknown option \(options are camelCase: allowOrigins\)/],
+    [{ allowOrigins: 42 }, 'GATEHOUSE_CORE_INVALID_OPTIONS', /cors options\.allowOrigins: expected union value/],
+    [{ allowOrigins: /a/y }, 'GATEHOUSE_CORS_INVALID_OPTIONS', /allowOrigins: \/a\/y: the g and y flags/],
+    [{ allowOrigins: { 'https://a.example': true } }, 'GATEHOUSE_CORS_INVALID_OPTIONS', /allowOrigins: \[object Object\] is not an origin, a list, a RegExp or a function/],
+    [{ allowOrigins: new Date(0) }, 'GATEHOUSE_CORS_INVALID_OPTIONS', /allowOrigins: \[object Date\] is not an origin/],
+    [{ optionsSuccessStatus: 404 }, 'GATEHOUSE_CORE_INVALID_OPTIONS', /cors options\.optionsSuccessStatus: expected integer to be less or equal to 299/],
+    [{ optionsSuccessStatus: 199 }, 'GATEHOUSE_CORE_INVALID_OPTIONS', /optionsSuccessStatus/],
+    [{ strictPreflight: 'yes' }, 'GATEHOUSE_CORE_INVALID_OPTIONS', /cors options\.strictPreflight: expected boolean/],
+    [{ preflight: 0 }, 'GATEHOUSE_CORE_INVALID_OPTIONS', /cors options\.preflight: expected boolean/],
+    [{ preflight: false, strictPreflight: true }, 'GATEHOUSE_CORS_INVALID_OPTIONS', /strictPreflight: applies only when cors answers preflights; it cannot be true with preflight: false/]
   ]
   for (const [options, code, message] of cases) {
     const app = Fastify()
@@ -66,9 +81,10 @@ test('bad options are boot errors naming the option', async (t) => {
 })
 
 test('config files use snake_case keys', async (t) => {
-  const config = recipeFromConfig({ middleware: { cors: { allow_origins: 'https://a.example', allow_credentials: true, expose_headers: ['x-total'], max_age: 60, allow_methods: 'GET', allow_headers: '*' } } }, { components: [corsPlugin] })
-  t.same(config.middleware, { cors: { allowOrigins: 'https://a.example', allowCredentials: true, exposeHeaders: ['x-total'], maxAge: 60, allowMethods: 'GET', allowHeaders: '*' } })
+  const config = recipeFromConfig({ middleware: { cors: { allow_origins: 'https://a.example', allow_credentials: true, expose_headers: ['x-total'], max_age: 60, allow_methods: 'GET', allow_headers: '*', strict_preflight: true, options_success_status: 200, preflight: true } } }, { components: [corsPlugin] })
+  t.same(config.middleware, { cors: { allowOrigins: 'https://a.example', allowCredentials: true, exposeHeaders: ['x-total'], maxAge: 60, allowMethods: 'GET', allowHeaders: '*', strictPreflight: true, optionsSuccessStatus: 200, preflight: true } })
   t.throws(() => recipeFromConfig({ middleware: { cors: { max_age: 'soon' } } }, { components: [corsPlugin] }), { code: 'GATEHOUSE_CORE_INVALID_OPTIONS', message: /middleware\.cors\.max_age/ })
+  t.throws(() => recipeFromConfig({ middleware: { cors: { options_success_status: 404 } } }, { components: [corsPlugin] }), { code: 'GATEHOUSE_CORE_INVALID_OPTIONS', message: /middleware\.cors\.options_success_status/ })
 })
 
 test('works registered alone with app.register()', async (t) => {

@@ -21,7 +21,7 @@ export type { LoggingOptions } from '@fastify-gatehouse/logging'
 export { wellknownPlugin } from '@fastify-gatehouse/wellknown'
 export type { WellKnownOptions, WellKnownDocument, WellKnownValue } from '@fastify-gatehouse/wellknown'
 export { corsPlugin } from '@fastify-gatehouse/cors'
-export type { CorsOptions } from '@fastify-gatehouse/cors'
+export type { CorsOptions, CorsRouteOptions, OriginFunction } from '@fastify-gatehouse/cors'
 export { csrfPlugin } from '@fastify-gatehouse/csrf'
 export type { CsrfOptions } from '@fastify-gatehouse/csrf'
 export {

@@ -33,3 +33,19 @@ export async function build (cors: CorsOptions = {}, { withAuth = false } = {}):
 export function corsHeaders (res: { headers: Record<string, unknown> }): Record<string, unknown> {
   return Object.fromEntries(Object.entries(res.headers).filter(([name]) => name.startsWith('access-control-')))
 }
+
+/** A log line as pino writes it. */
+export interface LogLine { level: number, msg: string, err?: { message: string } }
+
+/**
+ * A bare Fastify app (logging at `level` into `lines`) with cors registered
+ * alone; `routes` declares the routes after it.
+ */
+export async function withLog (cors: CorsOptions, routes: (app: FastifyInstance) => void = () => {}, level = 'warn'): Promise<{ app: FastifyInstance, lines: LogLine[] }> {
+  const lines: LogLine[] = []
+  const app = Fastify({ logger: { level, stream: { write: (line: string) => { lines.push(JSON.parse(line) as LogLine) } } } })
+  await app.register(corsPlugin, cors)
+  routes(app)
+  await app.ready()
+  return { app, lines }
+}

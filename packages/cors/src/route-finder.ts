@@ -1,0 +1,82 @@
+import FindMyWay, { type HTTPMethod } from 'find-my-way'
+import type { FastifyInstance } from 'fastify'
+import { GATEHOUSE_CORS_INVALID_OPTIONS } from './errors.js'
+import type { CorsPolicy } from './policy.js'
+
+// A preflight is an OPTIONS request about another method on the same path;
+// Fastify routes it to an OPTIONS route (or the not-found handler), never to
+// the route it asks about, and its public `findRoute` tells whether a route
+// matches but not which one. So the component keeps a router of its own,
+// holding the routes of its scope as its `onRoute` hook sees them, built by
+// the same library with the same matching options, and asks it which route
+// the preflight is about. Only preflights consult it, and only when a route
+// of the scope has its own `config.cors`.
+// D-CORS-?? (a preflight is answered with the options of the route it asks about).
+
+/** What a route of the scope says: its own policy, `false` (no CORS), or `undefined` (the component's). */
+export type RouteCors = CorsPolicy | false | undefined
+
+interface Entry {
+  readonly cors: RouteCors
+  /** The `config.cors` value as the route gave it: two declarations agree when it is the same. */
+  readonly given: unknown
+  readonly where: string
+}
+
+// The router options of Fastify's own router that change which route a path
+// matches. Fastify takes each from `routerOptions`, else from the deprecated
+// top-level option; `initialConfig` shows both.
+const MATCHING = ['caseSensitive', 'ignoreTrailingSlash', 'ignoreDuplicateSlashes', 'maxParamLength', 'allowUnsafeRegex', 'useSemicolonDelimiter'] as const
+
+function matchingOptions (app: FastifyInstance): Record<string, unknown> {
+  const config = app.initialConfig as Record<string, unknown> & { routerOptions?: Record<string, unknown> }
+  const options: Record<string, unknown> = {}
+  for (const key of MATCHING) {
+    const value = config.routerOptions?.[key] ?? config[key]
+    if (value !== undefined) options[key] = value
+  }
+  return options
+}
+
+export interface RouteFinder {
+  /** Records a route of the scope (from `onRoute`); throws when it contradicts one already recorded. */
+  add: (methods: readonly string[], url: string, cors: RouteCors, given: unknown, where: string) => void
+  /** Whether any route of the scope has its own `config.cors` (else lookups are skipped). */
+  readonly active: boolean
+  /** The CORS of the route `method url` would reach; `undefined` when none matches, or it has no `config.cors`. */
+  find: (method: string, url: string) => RouteCors
+}
+
+export function routeFinder (app: FastifyInstance): RouteFinder {
+  const router = FindMyWay(matchingOptions(app))
+  const seen = new Map<string, Entry>()
+  let active = false
+  return {
+    add (methods, url, cors, given, where) {
+      if (cors !== undefined) active = true
+      for (const method of methods) {
+        const key = `${method} ${url}`
+        const before = seen.get(key)
+        if (before !== undefined) {
+          // The same method and path again, with other constraints (host,
+          // version): a preflight carries neither, so it cannot tell them
+          // apart, and they must agree.
+          if (before.given !== given) {
+            throw new GATEHOUSE_CORS_INVALID_OPTIONS(`config.cors of route ${where}`, `differs from that of ${before.where} (same method and path, other constraints); a preflight cannot tell them apart, so give them the same config.cors object`)
+          }
+          continue
+        }
+        const entry: Entry = { cors, given, where }
+        seen.set(key, entry)
+        router.on(method as HTTPMethod, url, noop, entry)
+      }
+    },
+    get active () { return active },
+    find (method, url) {
+      const found = router.find(method as HTTPMethod, url)
+      return found === null ? undefined : (found.store as Entry).cors
+    }
+  }
+}
+
+function noop (): void {}

@@ -1,0 +1,223 @@
+// Per-route options (issue 17, item 5): `config.cors: { … }` over the
+// component's options, for the route's responses and for the preflights
+// that ask about it; compiled at boot, bad values boot errors naming the
+// route and the key.
+import { test, type Test } from 'tap'
+import Fastify, { type FastifyInstance } from 'fastify'
+import { trackRouteRules } from '@fastify-gatehouse/core'
+import { corsPlugin, type CorsOptions } from '@fastify-gatehouse/cors'
+import { corsHeaders, withLog } from './helpers/build.js'
+
+const APP = 'https://app.example.com'
+const PARTNER = 'https://partner.example'
+const ADMIN = 'https://admin.example'
+const METHODS = 'GET, POST, PUT, PATCH, DELETE, HEAD, OPTIONS'
+
+function routes (app: FastifyInstance): void {
+  app.get('/default', async () => ({ route: 'default' }))
+  app.get('/public', { config: { cors: { allowOrigins: '*' } } }, async () => ({ route: 'public' }))
+  app.get('/partner', {
+    config: { cors: { allowOrigins: [PARTNER], allowCredentials: true, allowMethods: 'GET, PUT', allowHeaders: 'x-partner', exposeHeaders: 'x-total', maxAge: 60 } }
+  }, async () => ({ route: 'partner' }))
+  app.put('/partner', async () => ({ route: 'partner put' }))
+  app.get('/users/me', async () => ({ route: 'me' }))
+  app.get('/users/:id', { config: { cors: { allowOrigins: ADMIN } } }, async () => ({ route: 'user' }))
+  app.delete('/off', { config: { cors: false } }, async () => ({ route: 'off' }))
+  app.get('/off', async () => ({ route: 'off get' }))
+}
+
+const COMPONENT: CorsOptions = { allowOrigins: APP }
+
+function preflight (app: FastifyInstance, url: string, origin: string, method: string, headers = 'x-a') {
+  return app.inject({ method: 'OPTIONS', url, headers: { origin, 'access-control-request-method': method, 'access-control-request-headers': headers } })
+}
+
+function answered (t: Test, res: { statusCode: number, body: string, headers: Record<string, unknown> }, expected: Record<string, string>, what: string): void {
+  t.equal(res.statusCode, 204, `${what}: answered`)
+  t.equal(res.body, '', `${what}: empty`)
+  t.same(corsHeaders(res), expected, `${what}: headers`)
+}
+
+function notAnswered (t: Test, res: { statusCode: number, headers: Record<string, unknown> }, what: string): void {
+  t.equal(res.statusCode, 404, `${what}: not answered`)
+  t.same(corsHeaders(res), {}, `${what}: no CORS header`)
+}
+
+test('actual requests: a route\'s config.cors replaces the component\'s options key by key, both ways', async (t) => {
+  const { app } = await withLog(COMPONENT, routes)
+  t.teardown(() => app.close())
+  const get = (url: string, origin: string) => app.inject({ url, headers: { origin } })
+
+  // The component: APP only.
+  t.same(corsHeaders(await get('/default', APP)), { 'access-control-allow-origin': APP })
+  t.same(corsHeaders(await get('/default', PARTNER)), {})
+  // Looser: any origin, `*` (no credentials).
+  const pub = await get('/public', PARTNER)
+  t.same(pub.json(), { route: 'public' })
+  t.same(corsHeaders(pub), { 'access-control-allow-origin': '*' })
+  t.equal(pub.headers.vary, 'Origin')
+  // Other: the partner, with credentials and exposed headers; not APP.
+  const partner = await get('/partner', PARTNER)
+  t.same(corsHeaders(partner), { 'access-control-allow-origin': PARTNER, 'access-control-allow-credentials': 'true', 'access-control-expose-headers': 'x-total' })
+  t.equal(partner.headers.vary, 'Origin')
+  t.same(corsHeaders(await get('/partner', APP)), {}, 'stricter: the component\'s origin is not the route\'s')
+  // HEAD is Fastify's copy of GET, config included.
+  const head = await app.inject({ method: 'HEAD', url: '/partner', headers: { origin: PARTNER } })
+  t.equal(head.headers['access-control-allow-origin'], PARTNER)
+  // The same path, another method without config: the component's.
+  t.same(corsHeaders(await app.inject({ method: 'PUT', url: '/partner', headers: { origin: APP } })), { 'access-control-allow-origin': APP })
+  // Static beats parametric, as in Fastify's router.
+  t.same(corsHeaders(await get('/users/me', APP)), { 'access-control-allow-origin': APP })
+  t.same(corsHeaders(await get('/users/42', ADMIN)), { 'access-control-allow-origin': ADMIN })
+  t.same(corsHeaders(await get('/users/42', APP)), {})
+  // false: nothing at all.
+  const off = await app.inject({ method: 'DELETE', url: '/off', headers: { origin: APP } })
+  t.same(off.json(), { route: 'off' })
+  t.same(corsHeaders(off), {})
+  t.equal(off.headers.vary, undefined)
+})
+
+test('preflights are answered with the options of the route they ask about (method and path)', async (t) => {
+  const { app } = await withLog(COMPONENT, routes)
+  t.teardown(() => app.close())
+  const component = { 'access-control-allow-origin': APP, 'access-control-allow-methods': METHODS, 'access-control-allow-headers': 'x-a', 'access-control-max-age': '600' }
+
+  answered(t, await preflight(app, '/default', APP, 'GET'), component, 'GET /default')
+  notAnswered(t, await preflight(app, '/default', PARTNER, 'GET'), 'GET /default from the partner')
+
+  answered(t, await preflight(app, '/public', PARTNER, 'GET'), { ...component, 'access-control-allow-origin': '*' }, 'GET /public')
+
+  answered(t, await preflight(app, '/partner', PARTNER, 'GET'), {
+    'access-control-allow-origin': PARTNER,
+    'access-control-allow-credentials': 'true',
+    'access-control-expose-headers': 'x-total',
+    'access-control-allow-methods': 'GET, PUT',
+    'access-control-allow-headers': 'x-partner',
+    'access-control-max-age': '60'
+  }, 'GET /partner')
+  notAnswered(t, await preflight(app, '/partner', APP, 'GET'), 'GET /partner from APP')
+  // PUT /partner has no config: the component's, whatever GET /partner says.
+  answered(t, await preflight(app, '/partner', APP, 'PUT'), component, 'PUT /partner')
+  notAnswered(t, await preflight(app, '/partner', PARTNER, 'PUT'), 'PUT /partner from the partner')
+
+  answered(t, await preflight(app, '/users/me', APP, 'GET'), component, 'GET /users/me (static)')
+  answered(t, await preflight(app, '/users/42?x=1', ADMIN, 'GET'), { ...component, 'access-control-allow-origin': ADMIN }, 'GET /users/42 (parametric)')
+  notAnswered(t, await preflight(app, '/users/42', APP, 'GET'), 'GET /users/42 from APP')
+
+  // config.cors: false refuses the preflight that asks about the route, not the path's other methods.
+  notAnswered(t, await preflight(app, '/off', APP, 'DELETE'), 'DELETE /off')
+  answered(t, await preflight(app, '/off', APP, 'GET'), component, 'GET /off')
+
+  // A path or method without a route: the component's (the request will 404, readable).
+  answered(t, await preflight(app, '/nowhere', APP, 'PATCH'), component, 'PATCH /nowhere')
+  answered(t, await preflight(app, '/public', APP, 'PATCH'), component, 'PATCH /public (no such route)')
+})
+
+test('under a prefix: the hidden OPTIONS routes reach the route\'s options', async (t) => {
+  const app = Fastify()
+  t.teardown(() => app.close())
+  await app.register(async (api) => {
+    await api.register(corsPlugin, COMPONENT)
+    api.get('/items', async () => [])
+    api.post('/items', { config: { cors: { allowOrigins: PARTNER, allowMethods: 'POST' } } }, async () => ({ created: true }))
+  }, { prefix: '/api' })
+  await app.ready()
+  answered(t, await preflight(app, '/api/items', PARTNER, 'POST'), { 'access-control-allow-origin': PARTNER, 'access-control-allow-methods': 'POST', 'access-control-allow-headers': 'x-a', 'access-control-max-age': '600' }, 'POST /api/items')
+  notAnswered(t, await preflight(app, '/api/items', PARTNER, 'GET'), 'GET /api/items from the partner')
+  answered(t, await preflight(app, '/api/items', APP, 'GET'), { 'access-control-allow-origin': APP, 'access-control-allow-methods': METHODS, 'access-control-allow-headers': 'x-a', 'access-control-max-age': '600' }, 'GET /api/items')
+  const post = await app.inject({ method: 'POST', url: '/api/items', headers: { origin: PARTNER } })
+  t.same(post.json(), { created: true })
+  t.same(corsHeaders(post), { 'access-control-allow-origin': PARTNER })
+})
+
+test('the route lookup follows Fastify\'s router options (case, trailing and duplicate slashes)', async (t) => {
+  const app = Fastify({ routerOptions: { caseSensitive: false, ignoreTrailingSlash: true, ignoreDuplicateSlashes: true } })
+  t.teardown(() => app.close())
+  await app.register(corsPlugin, COMPONENT)
+  app.get('/Partner/:id', { config: { cors: { allowOrigins: PARTNER } } }, async () => ({ partner: true }))
+  await app.ready()
+  for (const url of ['/partner/1', '/PARTNER/1/', '//partner//1']) {
+    const actual = await app.inject({ url, headers: { origin: PARTNER } })
+    t.equal(actual.statusCode, 200, `${url}: Fastify routes it`)
+    t.equal(actual.headers['access-control-allow-origin'], PARTNER)
+    answered(t, await preflight(app, url, PARTNER, 'GET'), { 'access-control-allow-origin': PARTNER, 'access-control-allow-methods': METHODS, 'access-control-allow-headers': 'x-a', 'access-control-max-age': '600' }, url)
+  }
+})
+
+test('a route declared before cors: its config.cors is never compiled, so it fails closed (no CORS headers), logged once', async (t) => {
+  const lines: Array<{ level: number, msg: string }> = []
+  const app = Fastify({ logger: { level: 'error', stream: { write: (line: string) => { lines.push(JSON.parse(line)) } } } })
+  t.teardown(() => app.close())
+  // Routes before a component are a boot error unless tracked (as AppServer does).
+  trackRouteRules(app)
+  app.get('/early', { config: { cors: { allowOrigins: '*' } } }, async () => ({ early: true }))
+  await app.register(corsPlugin, COMPONENT)
+  app.get('/late', { config: { cors: { allowOrigins: '*' } } }, async () => ({ late: true }))
+  await app.ready()
+  for (let i = 0; i < 2; i++) {
+    const res = await app.inject({ url: '/early', headers: { origin: APP } })
+    t.same(res.json(), { early: true })
+    t.same(corsHeaders(res), {}, 'not even the component\'s: the route meant something else')
+  }
+  t.match(lines, [{ level: 50, msg: /cors: route GET \/early has config.cors options that cors never compiled .* declare routes after cors/ }])
+  t.equal(lines.length, 1)
+  t.same(corsHeaders(await app.inject({ url: '/late', headers: { origin: PARTNER } })), { 'access-control-allow-origin': '*' })
+})
+
+test('boot warnings name the route: * with credentials, RegExp mistakes', async (t) => {
+  const { app, lines } = await withLog({ allowOrigins: APP, allowCredentials: true }, (a) => {
+    a.get('/any', { config: { cors: { allowOrigins: '*' } } }, async () => null)
+    a.get('/loose', { config: { cors: { allowOrigins: /partner\.example$/ } } }, async () => null)
+  })
+  t.teardown(() => app.close())
+  t.match(lines.map((l) => l.msg), [
+    /^cors: route GET \/any: config\.cors\.allowOrigins "\*" with allowCredentials lets every site read credentialed responses/,
+    /^cors: route GET \/loose: config\.cors\.allowOrigins: \/partner\\\.example\$\/ is not anchored/
+  ])
+  t.equal(lines.length, 2, 'once per route: HEAD shares its GET route\'s config')
+})
+
+test('bad config.cors values are boot errors naming the route and the key', async (t) => {
+  const cases: Array<[unknown, CorsOptions, string, RegExp]> = [
+    [true, {}, 'GATEHOUSE_CORS_INVALID_OPTIONS', /^cors options: route GET \/x: config\.cors: must be false or an object of cors options, not true$/],
+    ['*', {}, 'GATEHOUSE_CORS_INVALID_OPTIONS', /route GET \/x: config\.cors: must be false or an object/],
+    [{ allowOrigins: 'https://a.example/' }, {}, 'GATEHOUSE_CORS_INVALID_OPTIONS', /^cors options: route GET \/x: config\.cors\.allowOrigins: "https:\/\/a\.example\/" is not an origin/],
+    [{ allowOrigins: /a/g }, {}, 'GATEHOUSE_CORS_INVALID_OPTIONS', /route GET \/x: config\.cors\.allowOrigins: \/a\/g: the g and y flags/],
+    [{ allowMethods: 'GE T' }, {}, 'GATEHOUSE_CORS_INVALID_OPTIONS', /route GET \/x: config\.cors\.allowMethods: "GE T" is not a token/],
+    [{ exposeHeaders: '*' }, { allowCredentials: true }, 'GATEHOUSE_CORS_INVALID_OPTIONS', /route GET \/x: config\.cors\.exposeHeaders: "\*" is only a wildcard without credentials/],
+    [{ maxAge: -1 }, {}, 'GATEHOUSE_CORE_INVALID_OPTIONS', /^route GET \/x: config\.cors\.maxAge: expected integer to be greater or equal to 0/],
+    [{ allowCredentials: 'yes' }, {}, 'GATEHOUSE_CORE_INVALID_OPTIONS', /^route GET \/x: config\.cors\.allowCredentials: expected boolean/],
+    [{ strictPreflight: true }, {}, 'GATEHOUSE_CORE_INVALID_OPTIONS', /^route GET \/x: config\.cors\.strictPreflight: unknown option/],
+    [{ allowOrigin: APP }, {}, 'GATEHOUSE_CORE_INVALID_OPTIONS', /^route GET \/x: config\.cors\.allowOrigin: unknown option/]
+  ]
+  for (const [cors, component, code, message] of cases) {
+    const app = Fastify()
+    await app.register(corsPlugin, component)
+    app.register(async (c) => { c.get('/x', { config: { cors: cors as never } }, async () => null) })
+    await t.rejects(async () => { await app.ready() }, { code, message }, JSON.stringify(cors) ?? String(cors))
+    await app.close()
+  }
+})
+
+test('one method and path under two constraints: the same config.cors, or a boot error (a preflight cannot tell them apart)', async (t) => {
+  const shared = { allowOrigins: PARTNER }
+  const ok = Fastify()
+  t.teardown(() => ok.close())
+  await ok.register(corsPlugin, COMPONENT)
+  ok.get('/v', { constraints: { version: '1.0.0' }, config: { cors: shared } }, async () => ({ v: 1 }))
+  ok.get('/v', { constraints: { version: '2.0.0' }, config: { cors: shared } }, async () => ({ v: 2 }))
+  await ok.ready()
+  answered(t, await preflight(ok, '/v', PARTNER, 'GET'), { 'access-control-allow-origin': PARTNER, 'access-control-allow-methods': METHODS, 'access-control-allow-headers': 'x-a', 'access-control-max-age': '600' }, 'GET /v')
+  const v2 = await ok.inject({ url: '/v', headers: { origin: PARTNER, 'accept-version': '2.x' } })
+  t.same(v2.json(), { v: 2 })
+  t.equal(v2.headers['access-control-allow-origin'], PARTNER)
+
+  const bad = Fastify()
+  await bad.register(corsPlugin, COMPONENT)
+  bad.register(async (c) => {
+    c.get('/v', { constraints: { version: '1.0.0' }, config: { cors: { allowOrigins: PARTNER } } }, async () => ({ v: 1 }))
+    c.get('/v', { constraints: { version: '2.0.0' } }, async () => ({ v: 2 }))
+  })
+  await t.rejects(async () => { await bad.ready() }, { code: 'GATEHOUSE_CORS_INVALID_OPTIONS', message: /config\.cors of route GET \/v: differs from that of GET \/v \(same method and path, other constraints\)/ })
+  await bad.close()
+})
