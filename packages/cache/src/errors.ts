@@ -9,3 +9,18 @@ export const GATEHOUSE_CACHE_INVALID_OPTIONS = createError<[string, string]>(
 /** `etag: 'content'` with an @fastify/etag whose plugin no longer adds the onSend hook this package borrows. */
 export const GATEHOUSE_CACHE_ETAG_UNSUPPORTED = createError<[string]>(
   'GATEHOUSE_CACHE_ETAG_UNSUPPORTED', 'etag: \'content\' cannot be served: %s', 500, TypeError)
+
+/**
+ * A GET or HEAD whose `If-Match` or `If-Unmodified-Since` does not hold for
+ * the current representation (RFC 9110 §13.1.1, §13.1.4); names the header.
+ */
+export const GATEHOUSE_CACHE_PRECONDITION_FAILED = createError<[string]>(
+  'GATEHOUSE_CACHE_PRECONDITION_FAILED', 'Precondition failed: %s', 412)
+
+/**
+ * A file response's `Range` has no byte inside the representation (RFC 9110
+ * §15.5.17); the response's `Content-Range` is the unsatisfied-range form
+ * (an asterisk, then the length).
+ */
+export const GATEHOUSE_CACHE_RANGE_NOT_SATISFIABLE = createError<[number]>(
+  'GATEHOUSE_CACHE_RANGE_NOT_SATISFIABLE', 'Range not satisfiable: the representation has %d bytes', 416)

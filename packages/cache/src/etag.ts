@@ -4,8 +4,8 @@
  * changes either, without reading the file.
  * D-CACHE-02: strong, so compression can mark its variant weak and weak comparison still matches.
  */
-export function fileEtag (size: number, mtimeMs: number): string {
-  return `"${size.toString(16)}-${Math.floor(mtimeMs).toString(16)}"`
+export function fileEtag (size: number, mtimeMs: number, weak = false): string {
+  return `${weak ? 'W/' : ''}"${size.toString(16)}-${Math.floor(mtimeMs).toString(16)}"`
 }
 
 /** The opaque-tag of a valid entity tag (quotes included, `W/` dropped), or undefined. */
@@ -29,6 +29,22 @@ function isEtagc (c: number): boolean {
  * representation. Malformed members are skipped: they match nothing.
  */
 export function ifNoneMatchMatches (header: string, opaque: string | undefined): boolean {
+  return listMatches(header, opaque, false)
+}
+
+/**
+ * Whether an If-Match value matches the current ETag `etag` under the strong
+ * comparison of RFC 9110 §8.8.3.2 (§13.1.1): both tags strong and their
+ * opaque-tags identical. `*` matches any current representation; a weak
+ * current tag matches no listed tag. Malformed members match nothing.
+ */
+export function ifMatchMatches (header: string, etag: string | undefined): boolean {
+  const opaque = etag === undefined || etag.startsWith('W/') ? undefined : opaqueTag(etag)
+  return listMatches(header, opaque, true)
+}
+
+// One scanner for both lists; `strong` refuses `W/` members.
+function listMatches (header: string, opaque: string | undefined, strong: boolean): boolean {
   const n = header.length
   let i = 0
   while (i < n) {
@@ -43,14 +59,15 @@ export function ifNoneMatchMatches (header: string, opaque: string | undefined):
       continue
     }
     let start = i
-    if (c === 0x57 && header.charCodeAt(i + 1) === 0x2f) { start = i + 2; c = header.charCodeAt(start) }
+    const weak = c === 0x57 && header.charCodeAt(i + 1) === 0x2f
+    if (weak) { start = i + 2; c = header.charCodeAt(start) }
     if (c !== 0x22) { i = skipMember(header, i); continue }
     let end = start + 1
     while (end < n && isEtagc(header.charCodeAt(end))) end++
     if (end >= n || header.charCodeAt(end) !== 0x22) { i = skipMember(header, i); continue }
     const after = skipOws(header, end + 1)
     if (after < n && header.charCodeAt(after) !== 0x2c) { i = skipMember(header, i); continue }
-    if (opaque !== undefined && end + 1 - start === opaque.length && header.startsWith(opaque, start)) return true
+    if (opaque !== undefined && !(strong && weak) && end + 1 - start === opaque.length && header.startsWith(opaque, start)) return true
     i = after
   }
   return false

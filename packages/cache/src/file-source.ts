@@ -14,6 +14,20 @@ export function filePathOf (request: FastifyRequest, payload: unknown): string |
   return undefined
 }
 
+/**
+ * Whether a range of `payload` can be served: a string or Buffer (its bytes
+ * are the representation), or an `fs.ReadStream` of the whole file at
+ * `path` (reopened at the range). Any other stream is sent whole.
+ * D-CACHE-?? (the cache serves byte ranges of file responses).
+ */
+export function sliceable (payload: unknown, path: string): boolean {
+  if (typeof payload === 'string' || Buffer.isBuffer(payload)) return true
+  if (!(payload instanceof ReadStream) || payload.path !== path) return false
+  // Set by fs.createReadStream's `start`/`end` options (untyped): a stream of part of the file is not the file.
+  const { start, end } = payload as unknown as { start?: number, end?: number }
+  return (start === undefined || start === 0) && end === Infinity
+}
+
 /** Releases a stream payload that will not be sent (its file descriptor included). */
 export function discard (payload: unknown): void {
   if (payload !== null && typeof payload === 'object' && typeof (payload as { destroy?: unknown }).destroy === 'function') {

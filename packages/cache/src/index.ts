@@ -6,8 +6,10 @@ import { cache } from './plugin.js'
  * The cache component (order 900, off by default): one `onSend` hook that,
  * for 200 responses to GET and HEAD, gives file responses (`request.scope.
  * filePath`, or an `fs.ReadStream` payload) `ETag`, `Last-Modified` and
- * `Cache-Control`, and answers `If-None-Match` / `If-Modified-Since` with a
- * 304 (RFC 9110 §13). It runs before compression (same order, name first).
+ * `Cache-Control`, answers the preconditions of RFC 9110 §13 (412 for
+ * `If-Match` / `If-Unmodified-Since`, 304 for `If-None-Match` /
+ * `If-Modified-Since`) and serves one byte range (`Range`, `If-Range`: 206,
+ * 416). It runs before compression (same order, name first).
  * D-CHAIN-02: equal orders are one layer ordered by name, so cache runs before compression.
  */
 export const cachePlugin = defineComponent<CacheOptions>({
@@ -20,4 +22,7 @@ export const cachePlugin = defineComponent<CacheOptions>({
 export default cachePlugin
 export { defaults as cacheDefaults, cacheOptionsSchema } from './options.js'
 export type { CacheOptions, EtagMode, ResolvedCacheOptions } from './options.js'
-export { GATEHOUSE_CACHE_ETAG_UNSUPPORTED, GATEHOUSE_CACHE_INVALID_OPTIONS } from './errors.js'
+export {
+  GATEHOUSE_CACHE_ETAG_UNSUPPORTED, GATEHOUSE_CACHE_INVALID_OPTIONS, GATEHOUSE_CACHE_PRECONDITION_FAILED,
+  GATEHOUSE_CACHE_RANGE_NOT_SATISFIABLE
+} from './errors.js'

@@ -2,12 +2,14 @@ import { stat, type Stats } from 'node:fs'
 import { Readable } from 'node:stream'
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import { cacheControlValue } from './cache-control.js'
-import { notModified } from './conditional.js'
+import { evaluatePreconditions, hasPreconditions } from './conditional.js'
 import { contentEtagSetter } from './content-etag.js'
-import { fileEtag, opaqueTag } from './etag.js'
-import { discard, filePathOf } from './file-source.js'
+import { GATEHOUSE_CACHE_PRECONDITION_FAILED } from './errors.js'
+import { fileEtag } from './etag.js'
+import { discard, filePathOf, sliceable } from './file-source.js'
 import { parseHttpDate } from './http-date.js'
 import { resolveCacheOptions, type CacheOptions } from './options.js'
+import { sendRange, type RangeSource } from './send-range.js'
 
 // `request.scope.filePath` is declared by @fastify-gatehouse/core's RequestScope
 // (the spec's `scope['_file_path']`); this package is what reads it.
@@ -28,40 +30,71 @@ function answerNotModified (request: FastifyRequest, reply: FastifyReply, payloa
 }
 
 /**
- * Decides 304 or 200 from the validators the response ends up with.
- * D-CACHE-01: the decision uses the validators the response ends up with.
+ * Turns the response into a 412 (the errors component's shape and code).
+ * The body would not be sent, and Cache-Control belongs to the
+ * representation: a stored 412 must not answer later requests.
+ * D-CACHE-?? (If-Match and If-Unmodified-Since on GET and HEAD; the whole §13.2.2 order).
  */
-function conclude (request: FastifyRequest, reply: FastifyReply, payload: unknown, done: Done): void {
-  const etag = reply.getHeader('etag')
-  const lastModified = reply.getHeader('last-modified')
-  const opaque = typeof etag === 'string' ? opaqueTag(etag) : undefined
-  const modified = typeof lastModified === 'string' ? parseHttpDate(lastModified) : NaN
-  if ((etag !== undefined || lastModified !== undefined) && notModified(request.headers, opaque, modified)) {
-    answerNotModified(request, reply, payload, done)
-    return
-  }
-  done(null, payload)
+function refuse (reply: FastifyReply, payload: unknown, header: 'If-Match' | 'If-Unmodified-Since', done: Done): void {
+  discard(payload)
+  reply.removeHeader('cache-control')
+  const reason = header === 'If-Match'
+    ? 'If-Match does not match the current representation'
+    : 'If-Unmodified-Since: the representation was modified after that date'
+  done(new GATEHOUSE_CACHE_PRECONDITION_FAILED(reason))
 }
 
 /**
- * The cache component's plugin: validators and the 304 decision, in one
- * `onSend` hook.
+ * Decides 412, 304, 206 or 200 from the validators the response ends up
+ * with (RFC 9110 §13.2.2). `file` is set when a byte range may be served.
+ * D-CACHE-01: the decision uses the validators the response ends up with.
+ */
+function conclude (request: FastifyRequest, reply: FastifyReply, payload: unknown, done: Done, file: RangeSource | undefined): void {
+  const etagHeader = reply.getHeader('etag')
+  const lastModifiedHeader = reply.getHeader('last-modified')
+  if (etagHeader === undefined && lastModifiedHeader === undefined) {
+    // Nothing to compare preconditions against (D-CACHE-01).
+    done(null, payload)
+    return
+  }
+  const etag = typeof etagHeader === 'string' ? etagHeader : undefined
+  const modified = typeof lastModifiedHeader === 'string' ? parseHttpDate(lastModifiedHeader) : NaN
+  const outcome = evaluatePreconditions(request.headers, etag, modified)
+  if (outcome === 'not-modified') answerNotModified(request, reply, payload, done)
+  else if (outcome !== 'proceed') refuse(reply, payload, outcome, done)
+  // §13.2.2 step 5: If-Range, then the range (GET only, §14.2).
+  else if (file !== undefined && request.method === 'GET' && request.headers.range !== undefined) sendRange(request, reply, payload, file, etag, modified, done)
+  else done(null, payload)
+}
+
+/**
+ * The cache component's plugin: validators, preconditions (304, 412) and
+ * byte ranges of file responses (206, 416), in one `onSend` hook.
  */
 export const cache: FastifyPluginAsync<CacheOptions> = async function cache (app, options) {
   const opts = resolveCacheOptions(options)
   const publicCacheControl = cacheControlValue(opts, opts.public ? 'public' : 'private')
   const privateCacheControl = cacheControlValue(opts, 'private')
-  const contentEtag = opts.etag === 'content' ? await contentEtagSetter() : null
+  const contentEtag = opts.etag === 'content'
+    ? await contentEtagSetter(undefined, { algorithm: opts.etagAlgorithm, weak: opts.weakEtags })
+    : null
 
-  function fileValidators (request: FastifyRequest, reply: FastifyReply, payload: unknown, stats: Stats, done: Done): void {
+  function fileValidators (request: FastifyRequest, reply: FastifyReply, payload: unknown, path: string, stats: Stats, done: Done): void {
     // D-CACHE-01: what the route set wins: these are defaults for file responses.
-    if (!reply.hasHeader('etag')) reply.header('etag', fileEtag(stats.size, stats.mtimeMs))
+    if (!reply.hasHeader('etag')) reply.header('etag', fileEtag(stats.size, stats.mtimeMs, opts.weakEtags))
     if (!reply.hasHeader('last-modified')) reply.header('last-modified', stats.mtime.toUTCString())
     if (!reply.hasHeader('cache-control')) {
       // D-CACHE-03: a response to an authenticated caller must not land in a shared cache.
       reply.header('cache-control', request.scope?.auth == null ? publicCacheControl : privateCacheControl)
     }
-    conclude(request, reply, payload, done)
+    // D-CACHE-?? (the cache serves byte ranges of file responses): a route's own Accept-Ranges decides (`none` turns ranges off).
+    let file: RangeSource | undefined
+    if (opts.acceptRanges && sliceable(payload, path)) {
+      const advertised = reply.getHeader('accept-ranges')
+      if (advertised === undefined) reply.header('accept-ranges', 'bytes')
+      if (advertised === undefined || advertised === 'bytes') file = { path, size: stats.size }
+    }
+    conclude(request, reply, payload, done, file)
   }
 
   app.addHook('onSend', function cacheValidators (request, reply, payload, done) {
@@ -76,7 +109,7 @@ export const cache: FastifyPluginAsync<CacheOptions> = async function cache (app
       stat(path, (err, stats) => {
         // A missing file is the route's business (its stream reports it); no validators then.
         if (err !== null || !stats.isFile()) done(null, payload)
-        else fileValidators(request, reply, payload, stats, done)
+        else fileValidators(request, reply, payload, path, stats, done)
       })
       return
     }
@@ -84,10 +117,10 @@ export const cache: FastifyPluginAsync<CacheOptions> = async function cache (app
       contentEtag(request, reply, payload)
     }
     // Without a precondition there is nothing to decide (the common case).
-    if (request.headers['if-none-match'] === undefined && request.headers['if-modified-since'] === undefined) {
+    if (!hasPreconditions(request.headers)) {
       done(null, payload)
       return
     }
-    conclude(request, reply, payload, done)
+    conclude(request, reply, payload, done, undefined)
   })
 }

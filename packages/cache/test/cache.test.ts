@@ -9,8 +9,8 @@ const { file, dir, cleanup } = fixture()
 t0.teardown(cleanup)
 const FILE_ETAG = `"${Buffer.byteLength(CONTENT).toString(16)}-${MTIME.getTime().toString(16)}"`
 
-test('defaults: max_age 3600, public, not immutable, file ETags only', async (t) => {
-  t.same(cacheDefaults, { maxAge: 3600, public: true, immutable: false, etag: 'file' })
+test('defaults: max_age 3600, public, not immutable, strong file ETags only, ranges served', async (t) => {
+  t.same(cacheDefaults, { maxAge: 3600, public: true, immutable: false, etag: 'file', etagAlgorithm: 'sha1', weakEtags: false, acceptRanges: true })
   t.ok(Object.isFrozen(cacheDefaults))
   t.same(cachePlugin.component, { name: 'cache', order: 900, default: false, schema: cachePlugin.component.schema })
 })
@@ -167,6 +167,12 @@ test('option errors are boot errors with codes', async (t) => {
     [{ maxAge: 1.5 }, 'GATEHOUSE_CORE_INVALID_OPTIONS', /maxAge: expected integer/],
     [{ etag: 'hash' }, 'GATEHOUSE_CORE_INVALID_OPTIONS', /cache options\.etag/],
     [{ public: 'yes' }, 'GATEHOUSE_CORE_INVALID_OPTIONS', /cache options\.public/],
+    [{ etagAlgorithm: 'md5' }, 'GATEHOUSE_CACHE_INVALID_OPTIONS', /^cache options: etagAlgorithm: only applies with etag: 'content'/],
+    [{ etag: 'content', etagAlgorithm: 'crc-none' }, 'GATEHOUSE_CACHE_INVALID_OPTIONS', /^cache options: etagAlgorithm: "crc-none" is neither 'fnv1a' nor a hash node:crypto knows/],
+    [{ etag: 'content', etagAlgorithm: '' }, 'GATEHOUSE_CORE_INVALID_OPTIONS', /cache options\.etagAlgorithm/],
+    [{ etag: 'content', etagAlgorithm: 1 }, 'GATEHOUSE_CORE_INVALID_OPTIONS', /cache options\.etagAlgorithm/],
+    [{ weakEtags: 'yes' }, 'GATEHOUSE_CORE_INVALID_OPTIONS', /cache options\.weakEtags/],
+    [{ acceptRanges: 1 }, 'GATEHOUSE_CORE_INVALID_OPTIONS', /cache options\.acceptRanges/],
     [{ max_age: 10 }, 'GATEHOUSE_CORE_INVALID_OPTIONS', /unknown option \(options are camelCase: maxAge\)/]
   ] as const) {
     const app = Fastify()
@@ -176,8 +182,8 @@ test('option errors are boot errors with codes', async (t) => {
 })
 
 test('config files use snake_case keys', async (t) => {
-  const config = recipeFromConfig({ middleware: { cache: { max_age: 120, public: false, immutable: true, etag: 'content' } } }, { components: [cachePlugin] })
-  t.same(config.middleware?.cache, { maxAge: 120, public: false, immutable: true, etag: 'content' })
+  const config = recipeFromConfig({ middleware: { cache: { max_age: 120, public: false, immutable: true, etag: 'content', etag_algorithm: 'fnv1a', weak_etags: true, accept_ranges: false } } }, { components: [cachePlugin] })
+  t.same(config.middleware?.cache, { maxAge: 120, public: false, immutable: true, etag: 'content', etagAlgorithm: 'fnv1a', weakEtags: true, acceptRanges: false })
   t.throws(() => recipeFromConfig({ middleware: { cache: { max_age: 'soon' } } }, { components: [cachePlugin] }), { code: 'GATEHOUSE_CORE_INVALID_OPTIONS', message: /^middleware\.cache\.max_age: / })
 })
 
