@@ -25,8 +25,11 @@ export const INVALID_REQUEST = 'GATEHOUSE_AUTH_INVALID_REQUEST'
 /** The request has more than one `Authorization` header (400): which one a proxy or the app reads is not ours to guess. */
 export const DUPLICATE_AUTHORIZATION = 'GATEHOUSE_AUTH_DUPLICATE_AUTHORIZATION'
 
-/** A JWT could not be checked because its verifier's JWK Set is unreachable (503). */
+/** A JWT could not be checked because its verifier's JWK Set is unreachable, or its `key` resolver failed (503). */
 export const KEYS_UNAVAILABLE = 'GATEHOUSE_AUTH_KEYS_UNAVAILABLE'
+
+/** A JWT could not be accepted because its verifier's `isRevoked` hook failed (threw, rejected, no answer in 5 s, not a boolean): 503. */
+export const REVOCATION_UNAVAILABLE = 'GATEHOUSE_AUTH_REVOCATION_UNAVAILABLE'
 
 /**
  * A file store refused a change that would take it past one of its limits
