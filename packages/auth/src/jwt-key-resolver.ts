@@ -156,4 +156,3 @@ function publicKey (key: string | object, algorithm: string): KeyObject {
   if (keyObject.type !== 'public') throw new TypeError('needs a public key')
   return keyObject
 }
-

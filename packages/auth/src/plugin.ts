@@ -81,4 +81,3 @@ export const authHook: FastifyPluginAsync<AuthOptions> = async function auth (ap
     }, done)
   }
 }
-
