@@ -1,7 +1,7 @@
 import { test, type Test } from 'tap'
 import { createSecretKey, generateKeyPairSync } from 'node:crypto'
 import { exportJWK, SignJWT, type JWTPayload } from 'jose'
-import { AuthCore, type JwtVerifierOptions } from '@fastify-gatehouse/auth'
+import { AuthCore, type JwtKey, type JwtVerifierOptions } from '@fastify-gatehouse/auth'
 import { build } from './helpers/build.js'
 
 // The `key` option: a function choosing the key per token, beside secret,
@@ -49,7 +49,7 @@ test('a sync resolver picks the secret by kid; it sees the header and the unveri
 })
 
 test('an async resolver; bytes, KeyObjects and JWKs are keys too', async (t) => {
-  const answers: Record<string, unknown> = {
+  const answers: Record<string, JwtKey> = {
     a: Buffer.from(SECRETS.a!),
     b: createSecretKey(Buffer.from(SECRETS.b!))
   }
@@ -60,7 +60,7 @@ test('an async resolver; bytes, KeyObjects and JWKs are keys too', async (t) => 
   const { publicKey, privateKey } = generateKeyPairSync('ec', { namedCurve: 'prime256v1' })
   const jwk = { ...await exportJWK(publicKey), alg: 'ES256' }
   const pem = publicKey.export({ type: 'spki', format: 'pem' }) as string
-  const forms: Record<string, unknown> = { jwk, pem, object: publicKey }
+  const forms: Record<string, JwtKey> = { jwk, pem, object: publicKey }
   const es = await withKey(t, (header) => forms[header.kid as string], 'ES256')
   for (const kid of Object.keys(forms)) {
     const token = await new SignJWT({ sub: kid }).setProtectedHeader({ alg: 'ES256', kid }).setExpirationTime('1m').sign(privateKey)
@@ -80,7 +80,7 @@ test('a resolver that fails or answers an unusable key: 503, never a 500, no key
     'an RSA key for HS256': () => rsa.publicKey,
     'a short secret KeyObject': () => createSecretKey(Buffer.alloc(8))
   }
-  const app = await withKey(t, (header) => answers[header.kid as string]!())
+  const app = await withKey(t, (header) => answers[header.kid as string]!() as JwtKey)
   for (const kid of Object.keys(answers)) {
     const res = await call(app, await hs({ sub: 'alice' }, kid, SECRETS.a))
     t.equal(res.status, 503, kid)
