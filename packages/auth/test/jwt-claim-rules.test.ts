@@ -41,10 +41,11 @@ test('avatar.claims: the verified payload, frozen, shared by the cached avatar, 
     })
   })
   t.teardown(() => app.close())
-  const token = await hs({ sub: 'alice', email: 'alice@example.com', profile: { team: ['a', 'b'] } })
+  const exp = nowS() + 60
+  const token = await hs({ sub: 'alice', email: 'alice@example.com', profile: { team: ['a', 'b'] }, exp })
   const first = await app.inject({ url: '/claims', headers: { authorization: `Bearer ${token}` } })
   t.equal(first.statusCode, 200)
-  t.same(first.json().claims, { sub: 'alice', email: 'alice@example.com', profile: { team: ['a', 'b'] }, exp: nowS() + 60 })
+  t.same(first.json().claims, { sub: 'alice', email: 'alice@example.com', profile: { team: ['a', 'b'] }, exp })
   t.same(first.json().json, { identity: 'alice', tags: [], backend: 'jwt:v' }, 'toJSON leaves the claims out')
   await app.inject({ url: '/claims', headers: { authorization: `Bearer ${token}` } })
   t.ok(Object.isFrozen(seen[0]) && Object.isFrozen((seen[0]!.profile as { team: unknown }).team), 'frozen, nested values too')
