@@ -1,3 +1,4 @@
+import type { FastifyRequest } from 'fastify'
 import { Avatar, formatChallenge, HttpError, isThenable } from '@fastify-gatehouse/core'
 import { parseApiKey, type ApiKeyRecord, type ApiKeyStore } from './api-key.js'
 import { MAX_AUTHORIZATION_LENGTH, parseAuthorization } from './authorization-header.js'
@@ -7,7 +8,7 @@ import { StaticTokens, TOKEN68 } from './bearer.js'
 import { bearerSource, TokenFunction } from './bearer-function.js'
 import { BearerScheme } from './bearer-scheme.js'
 import { BoundedCache } from './bounded-cache.js'
-import { BAD_HEADER, INVALID_CREDENTIALS, INVALID_REQUEST, INVALID_TOKEN, KEYS_UNAVAILABLE, UNSUPPORTED_SCHEME, unauthorized } from './errors.js'
+import { BAD_HEADER, INVALID_CREDENTIALS, INVALID_REQUEST, INVALID_TOKEN, KEYS_UNAVAILABLE, REVOCATION_UNAVAILABLE, UNSUPPORTED_SCHEME, unauthorized } from './errors.js'
 import { decodeJws, type DecodedJws } from './jws.js'
 import { JwtVerifier, type JwtFailure, type VerifiedJwt } from './jwt.js'
 import { resolveAuthOptions, type AuthOptions, type ResolvedAuthOptions } from './options.js'
@@ -50,6 +51,8 @@ export class AuthCore {
   readonly schemes: readonly string[]
   /** One challenge per accepted scheme (the `WWW-Authenticate` of a 401 for an anonymous caller); empty when nothing is configured. */
   readonly challenges: readonly string[]
+  // Refusals of a token that was valid once (exp, maxAge): authenticateJwt may take them as no token.
+  readonly #expiredRefusals = new WeakSet<HttpError>()
 
   private constructor (options: ResolvedAuthOptions, verifiers: readonly JwtVerifier[], now: () => number) {
     const { realm } = options
@@ -107,7 +110,7 @@ export class AuthCore {
    * when there is one) is handed to `basic.validate` and `bearer.auth`, and
    * gives the lockout its client address.
    */
-  authenticate (header: string, request?: unknown): Avatar | Promise<Avatar> {
+  authenticate (header: string, request?: FastifyRequest): Avatar | Promise<Avatar> {
     // Fast path for the usual spelling: taken only when the exact remainder
     // already passes the strict check (token68, or a known Basic digest);
     // everything else goes through the general parser.
@@ -149,12 +152,12 @@ export class AuthCore {
     return outcome instanceof Promise ? outcome.then((o) => this.#basicOutcome(o)) : this.#basicOutcome(outcome)
   }
 
-  #bearerCaller (token: string, request: unknown): Avatar | Promise<Avatar> {
+  #bearerCaller (token: string, request: FastifyRequest | undefined): Avatar | Promise<Avatar> {
     if (!TOKEN68.test(token)) throw this.#invalidRequest('the bearer token is not a b64token')
     return this.#bearerToken(token, request)
   }
 
-  #bearerToken (token: string, request?: unknown): Avatar | Promise<Avatar> {
+  #bearerToken (token: string, request: FastifyRequest | undefined): Avatar | Promise<Avatar> {
     // API keys go to the key store only: a gak_ value is never tried as a JWT.
     if (token.startsWith('gak_')) return this.#apiKeyCaller(token)
     const known = this.#tokens?.find(token)
@@ -162,17 +165,17 @@ export class AuthCore {
     // D-AUTH-?? (the forms of bearer): bearer.auth takes the static map's place, before the JWT verifiers.
     if (this.#tokenFunction !== undefined) {
       const found = this.#tokenFunction.find(token, request)
-      if (found instanceof Promise) return found.then((avatar) => avatar ?? this.#jwtOrRefuse(token))
+      if (found instanceof Promise) return found.then((avatar) => avatar ?? this.#jwtOrRefuse(token, request))
       if (found !== null) return found
     }
-    return this.#jwtOrRefuse(token)
+    return this.#jwtOrRefuse(token, request)
   }
 
-  #jwtOrRefuse (token: string): Avatar | Promise<Avatar> {
+  #jwtOrRefuse (token: string, request: FastifyRequest | undefined): Avatar | Promise<Avatar> {
     if (this.#verifiers.length === 0) throw this.#invalidToken('The token is not valid')
     const cached = this.#jwtCache.get(token, this.#now())
     if (cached !== undefined) return cached
-    return this.#jwtCaller(token)
+    return this.#jwtCaller(token, request)
   }
 
   #apiKeyCaller (key: string): Avatar | Promise<Avatar> {
@@ -193,7 +196,7 @@ export class AuthCore {
     return avatar
   }
 
-  #jwtCaller (token: string): Avatar | Promise<Avatar> {
+  #jwtCaller (token: string, request: FastifyRequest | undefined): Avatar | Promise<Avatar> {
     const jws = decodeJws(token)
     if (jws === 'not-a-jws') throw this.#invalidToken('The token is not valid')
     if (jws === 'malformed') throw this.#invalidToken('The token is malformed')
@@ -201,18 +204,18 @@ export class AuthCore {
     // D-AUTH-02: the token's alg picks the verifiers; `none` or HS-with-an-RSA-key never reaches a key.
     const candidates = this.#verifiers.filter((v) => v.algorithm === jws.header.alg)
     if (candidates.length === 0) throw this.#invalidToken('The token algorithm is not accepted')
-    return this.#tryVerifiers(token, jws, candidates, 0, this.#now(), undefined)
+    return this.#tryVerifiers(token, jws, candidates, 0, this.#now(), undefined, request)
   }
 
   // Tries the verifiers in order, synchronously while their keys are local;
   // continues asynchronously from the first one that needs a remote key.
-  #tryVerifiers (token: string, jws: DecodedJws, candidates: readonly JwtVerifier[], from: number, now: number, failure: JwtFailure | undefined): Avatar | Promise<Avatar> {
+  #tryVerifiers (token: string, jws: DecodedJws, candidates: readonly JwtVerifier[], from: number, now: number, failure: JwtFailure | undefined, request: FastifyRequest | undefined): Avatar | Promise<Avatar> {
     for (let i = from; i < candidates.length; i++) {
-      const result = candidates[i]!.verify(jws, now)
+      const result = candidates[i]!.verify(jws, now, request)
       if (result instanceof Promise) {
         return result.then((settled) => {
           const avatar = this.#accept(token, settled, now)
-          return avatar ?? this.#tryVerifiers(token, jws, candidates, i + 1, now, this.#worse(failure, settled as JwtFailure))
+          return avatar ?? this.#tryVerifiers(token, jws, candidates, i + 1, now, this.#worse(failure, settled as JwtFailure), request)
         })
       }
       const avatar = this.#accept(token, result, now)
@@ -220,10 +223,37 @@ export class AuthCore {
       failure = this.#worse(failure, result as JwtFailure)
     }
     // D-AUTH-03: unreachable keys are a 503; the caller's token may be fine.
-    if (failure?.unavailable === true) {
-      throw new HttpError(503, 'Cannot verify the token now: the signing keys are unavailable', { code: KEYS_UNAVAILABLE, headers: { 'retry-after': '30' } })
+    if (failure?.unavailable === true) throw unavailable(failure)
+    const refusal = this.#invalidToken(failure?.detail ?? 'The token is not valid')
+    if (failure?.expired === true) this.#expiredRefusals.add(refusal)
+    throw refusal
+  }
+
+  /**
+   * The caller for a JWT that came without an `Authorization` header (the
+   * `jwtCookie`): only the JWT verifiers are asked, never the static tokens
+   * or API keys. Refusals are those of a bearer JWT (401 `invalid_token`,
+   * 503); with `expiredIsAnonymous`, a token that was valid once and has
+   * expired answers `null` (no caller) instead.
+   * D-AUTH-?? (a JWT from a cookie; expired means anonymous on open routes).
+   */
+  authenticateJwt (token: string, request?: FastifyRequest, expiredIsAnonymous = false): Avatar | null | Promise<Avatar | null> {
+    if (token.length > MAX_AUTHORIZATION_LENGTH || !TOKEN68.test(token)) throw this.#invalidToken('The token is malformed')
+    const cached = this.#jwtCache.get(token, this.#now())
+    if (cached !== undefined) return cached
+    if (this.#verifiers.length === 0) throw this.#invalidToken('The token is not valid')
+    if (!expiredIsAnonymous) return this.#jwtCaller(token, request)
+    try {
+      const caller = this.#jwtCaller(token, request)
+      return caller instanceof Promise ? caller.catch((err: unknown) => this.#anonymousIfExpired(err)) : caller
+    } catch (err) {
+      return this.#anonymousIfExpired(err)
     }
-    throw this.#invalidToken(failure?.detail ?? 'The token is not valid')
+  }
+
+  #anonymousIfExpired (err: unknown): null {
+    if (err instanceof HttpError && this.#expiredRefusals.has(err)) return null
+    throw err
   }
 
   #accept (token: string, result: VerifiedJwt | JwtFailure, now: number): Avatar | undefined {
@@ -236,4 +266,12 @@ export class AuthCore {
   #worse (kept: JwtFailure | undefined, next: JwtFailure): JwtFailure {
     return kept === undefined || kept.unavailable === true ? next : kept
   }
+}
+
+// A 503 for a failure that is not the caller's: the key set, the key resolver, the revocation check.
+function unavailable (failure: JwtFailure): HttpError {
+  const message = failure.code === REVOCATION_UNAVAILABLE
+    ? 'Cannot verify the token now: the revocation check failed'
+    : 'Cannot verify the token now: the signing keys are unavailable'
+  return new HttpError(503, message, { code: failure.code ?? KEYS_UNAVAILABLE, headers: { 'retry-after': '30' }, cause: failure.cause })
 }

@@ -35,8 +35,11 @@ export const BUSY = 'GATEHOUSE_AUTH_BUSY'
 /** A Basic identity or client address locked by `basicLockout` after failed passwords (429, `Retry-After`). */
 export const LOCKED = 'GATEHOUSE_AUTH_LOCKED'
 
-/** A JWT could not be checked because its verifier's JWK Set is unreachable (503). */
+/** A JWT could not be checked because its verifier's JWK Set is unreachable, or its `key` resolver failed (503). */
 export const KEYS_UNAVAILABLE = 'GATEHOUSE_AUTH_KEYS_UNAVAILABLE'
+
+/** A JWT could not be accepted because its verifier's `isRevoked` hook failed (threw, rejected, no answer in 5 s, not a boolean): 503. */
+export const REVOCATION_UNAVAILABLE = 'GATEHOUSE_AUTH_REVOCATION_UNAVAILABLE'
 
 /**
  * A file store refused a change that would take it past one of its limits

@@ -31,6 +31,9 @@ export type { CallbackAnswer } from './callback-result.js'
 export type { BasicLockoutOptions } from './password-guard.js'
 export { JWT_ALGORITHMS, JWT_NAME_PATTERN } from './jwt.js'
 export type { JwtAlgorithm, JwtVerifierOptions } from './jwt.js'
+export type { JwtKey, JwtKeyResolver } from './jwt-key-resolver.js'
+export type { JwtRevocationCheck } from './jwt-revocation.js'
+export type { ClaimPattern, ClaimPatterns } from './jwt-matchers.js'
 export { API_KEY, API_KEY_ID_PATTERN, generateApiKey, parseApiKey } from './api-key.js'
 export type { ApiKeyRecord, ApiKeyStore, IssueApiKey } from './api-key.js'
 // Was declared here; now core's (the same type), kept for importers.
@@ -75,6 +78,7 @@ export {
   INVALID_TOKEN,
   KEYS_UNAVAILABLE,
   LOCKED,
+  REVOCATION_UNAVAILABLE,
   STORE_FULL,
   UNSUPPORTED_SCHEME
 } from './errors.js'

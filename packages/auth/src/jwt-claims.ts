@@ -1,9 +1,10 @@
 // RFC 7519 §4.1 checks of a verified token's claims: one checker for every algorithm (D-AUTH-01).
+import type { ClaimMatcher } from './jwt-matchers.js'
 
 /** What the claims are checked against. */
 export interface ClaimRules {
-  readonly issuer?: readonly string[]
-  readonly audience?: readonly string[]
+  readonly issuer?: ClaimMatcher
+  readonly audience?: ClaimMatcher
   /** Seconds of leeway for exp, nbf, iat and maxAge. */
   readonly clockTolerance: number
   /** Whether a token without `exp` is refused. */
@@ -21,7 +22,7 @@ export interface CheckedClaims {
 const isNumericDate = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v)
 
 /** The parsed claims set, or the reason it is refused (RFC 6750 error_description words). */
-export function checkClaims (payload: string, rules: ClaimRules, now: number): CheckedClaims | { readonly detail: string } {
+export function checkClaims (payload: string, rules: ClaimRules, now: number): CheckedClaims | { readonly detail: string, readonly expired?: true } {
   let claims: unknown
   try {
     claims = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'))
@@ -38,17 +39,18 @@ export function checkClaims (payload: string, rules: ClaimRules, now: number): C
   // D-AUTH-17: `exp` required by default; `maxAge` makes `iat` required; a future `iat` is refused.
   if (exp === undefined && rules.requireExp) return { detail: 'The token has no exp claim' }
   if (iat === undefined && rules.maxAge !== undefined) return { detail: 'The token has no iat claim' }
-  if (exp !== undefined && exp <= seconds - tolerance) return { detail: 'The token has expired' }
+  // `expired`: the token was good once; auth's cookie reading may take it as absent (D-AUTH-??).
+  if (exp !== undefined && exp <= seconds - tolerance) return { detail: 'The token has expired', expired: true }
   if (nbf !== undefined && nbf > seconds + tolerance) return { detail: 'The token is not valid yet' }
   if (iat !== undefined && iat > seconds + tolerance) return { detail: 'The token was issued in the future' }
   const aged = iat !== undefined && rules.maxAge !== undefined ? iat + rules.maxAge : undefined
-  if (aged !== undefined && aged <= seconds - tolerance) return { detail: 'The token is too old' }
-  if (rules.issuer !== undefined && (typeof iss !== 'string' || !rules.issuer.includes(iss))) {
+  if (aged !== undefined && aged <= seconds - tolerance) return { detail: 'The token is too old', expired: true }
+  if (rules.issuer !== undefined && !rules.issuer.test(iss)) {
     return { detail: 'The token issuer is not accepted' }
   }
   if (rules.audience !== undefined) {
     const audiences = typeof aud === 'string' ? [aud] : Array.isArray(aud) ? aud : []
-    if (!audiences.some((a) => typeof a === 'string' && rules.audience!.includes(a))) return { detail: 'The token audience is not accepted' }
+    if (!audiences.some((a) => rules.audience!.test(a))) return { detail: 'The token audience is not accepted' }
   }
   const until = Math.min(exp ?? Number.POSITIVE_INFINITY, aged ?? Number.POSITIVE_INFINITY)
   return { claims: claims as Record<string, unknown>, validUntil: until * 1000 }

@@ -1,9 +1,14 @@
 import { KeyObject, type webcrypto } from 'node:crypto'
+import type { FastifyRequest } from 'fastify'
 import { createRemoteJWKSet, importJWK, importSPKI, type JWK } from 'jose'
 import { Avatar } from '@fastify-gatehouse/core'
-import { GATEHOUSE_AUTH_INVALID_CONFIG } from './errors.js'
+import { GATEHOUSE_AUTH_INVALID_CONFIG, REVOCATION_UNAVAILABLE } from './errors.js'
 import { checkClaims, type ClaimRules } from './jwt-claims.js'
 import { keyProblem, signatureValid, type DecodedJws } from './jws.js'
+import { KeyResolver, type JwtKeyResolver } from './jwt-key-resolver.js'
+import { compileClaimPatterns, type ClaimMatcher, type ClaimPatterns } from './jwt-matchers.js'
+import { claimPolicy, type ClaimPolicy } from './jwt-policy.js'
+import { RevocationCheck, type JwtRevocationCheck, type Revocation } from './jwt-revocation.js'
 import { tokenTagSettings, tokenTags, type TokenTagPolicy, type TokenTagSettings } from './token-tags.js'
 
 /** Algorithms a verifier may pin; `none` is not one of them. */
@@ -17,7 +22,7 @@ export type JwtAlgorithm = typeof JWT_ALGORITHMS[number]
  */
 export const JWT_NAME_PATTERN = '^[A-Za-z0-9_.-]{1,64}$'
 
-/** One JWT verifier: exactly one of secret, publicKey, jwksUri. */
+/** One JWT verifier: exactly one of secret, publicKey, jwksUri, key. */
 export interface JwtVerifierOptions {
   /** Names the verifier (required, unique): callers get backend `jwt:<name>`. */
   name: string
@@ -27,12 +32,46 @@ export interface JwtVerifierOptions {
   publicKey?: string | JWK
   /** URL of a JWK Set for RS/PS/ES/EdDSA; fetched on first use, cached, refetched for an unknown `kid`. */
   jwksUri?: string
+  /**
+   * A function answering the key for each token from its header and its
+   * (not yet verified) claims, sync or async: a secret for HS*, a public key
+   * (PEM, JWK, KeyObject, CryptoKey) otherwise, or null for "no key". The
+   * algorithm stays pinned. A throw, a rejection, no answer within 5 s, or a
+   * key that does not fit the algorithm is a 503. Imported keys are cached.
+   */
+  key?: JwtKeyResolver
   /** The one algorithm this verifier accepts. */
   algorithm: JwtAlgorithm
-  /** Accepted `iss` value(s); unchecked when absent. */
-  issuer?: string | readonly string[]
-  /** Accepted `aud` value(s); unchecked when absent. */
-  audience?: string | readonly string[]
+  /** Accepted `iss`: exact strings and/or RegExps (any matching); unchecked when absent. */
+  issuer?: ClaimPatterns
+  /** Accepted `aud`: exact strings and/or RegExps; a token's `aud` list passes when one element matches; unchecked when absent. */
+  audience?: ClaimPatterns
+  /** Accepted `sub`, like `issuer`; unchecked when absent. */
+  subject?: ClaimPatterns
+  /** Accepted `jti`, like `issuer`; unchecked when absent. */
+  jwtId?: ClaimPatterns
+  /** Accepted `nonce`, like `issuer`; unchecked when absent. */
+  nonce?: ClaimPatterns
+  /** Claims that must be present (any value, `null` included). Default: none beyond `exp`. */
+  requiredClaims?: readonly string[]
+  /**
+   * Accepted header `typ` value(s), e.g. `'at+jwt'` (RFC 9068): compared
+   * case-insensitively, with or without `application/`; a token without
+   * `typ` is refused. Default: unchecked.
+   */
+  typ?: string | readonly string[]
+  /**
+   * Whether a verified token is revoked, sync or async. A `true` answer is
+   * remembered until the token expires; a `false` one as long as the
+   * verified token is cached (`cacheTtl`). Default: none.
+   */
+  isRevoked?: JwtRevocationCheck
+  /**
+   * Seconds a verified token of this verifier stays cached (so how long an
+   * `isRevoked` "no" is trusted), at most `jwtCache.ttl`, never past `exp`.
+   * 0: verified (and asked) on every request. Default: `jwtCache.ttl`.
+   */
+  cacheTtl?: number
   /**
    * Tags every caller of this verifier gets (configuration, not token
    * content). SUPERADMIN among them needs `allowSuperadmin`. Default: none.
@@ -63,8 +102,14 @@ export interface JwtVerifierOptions {
 /** Why a verifier refused a token, in RFC 6750 `error_description` words. */
 export interface JwtFailure {
   readonly detail: string
-  /** The key set could not be fetched: not the caller's fault. */
+  /** The key set could not be fetched, or a hook failed: not the caller's fault (a 503). */
   readonly unavailable?: boolean
+  /** With `unavailable`: the 503's code. Default: `GATEHOUSE_AUTH_KEYS_UNAVAILABLE`. */
+  readonly code?: string
+  /** With `unavailable`: what went wrong, for the log. */
+  readonly cause?: unknown
+  /** The token was valid once and has expired (`exp` or `maxAge`). */
+  readonly expired?: true
 }
 
 /** A verified token: the caller, and until when the verification holds (ms). */
@@ -74,6 +119,9 @@ export interface VerifiedJwt {
 }
 
 type RemoteKeys = ReturnType<typeof createRemoteJWKSet>
+
+/** Revoked tokens remembered per verifier (most recently refused kept). */
+export const REVOKED_TOKENS_MAX = 10_000
 
 // D-AUTH-04: RFC 7518 §3.2.
 const MIN_SECRET_BYTES: Record<string, number> = { HS256: 32, HS384: 48, HS512: 64 }
@@ -88,9 +136,6 @@ function describeKeySetError (err: unknown): JwtFailure {
       return { detail: 'The signing keys are unavailable', unavailable: true }
   }
 }
-
-const list = (v: string | readonly string[] | undefined): readonly string[] | undefined =>
-  v === undefined ? undefined : typeof v === 'string' ? [v] : [...v]
 
 /**
  * When the token says its subject signed in (OIDC Core's `auth_time`, in
@@ -117,14 +162,21 @@ export class JwtVerifier {
   readonly #tags: readonly string[]
   readonly #tagPolicy: TokenTagPolicy
   readonly #identityClaim: string
+  readonly #resolver: KeyResolver | undefined
+  readonly #policy: ClaimPolicy | undefined
+  readonly #revocation: RevocationCheck | undefined
+  readonly #cacheTtlMs: number | undefined
 
-  private constructor (name: string, options: JwtVerifierOptions, key: KeyObject | Buffer | undefined, remote: RemoteKeys | undefined, tags: TokenTagSettings) {
+  private constructor (name: string, options: JwtVerifierOptions, key: KeyObject | Buffer | undefined, remote: RemoteKeys | undefined, tags: TokenTagSettings, extras: VerifierExtras) {
     this.name = name
     this.algorithm = options.algorithm
     this.#key = key
     this.#remote = remote
-    const issuer = list(options.issuer)
-    const audience = list(options.audience)
+    const { issuer, audience } = extras
+    this.#resolver = options.key === undefined ? undefined : new KeyResolver(options.key, options.algorithm)
+    this.#policy = extras.policy
+    this.#revocation = options.isRevoked === undefined ? undefined : new RevocationCheck(options.isRevoked, REVOKED_TOKENS_MAX)
+    this.#cacheTtlMs = options.cacheTtl === undefined ? undefined : options.cacheTtl * 1000
     this.#rules = {
       clockTolerance: options.clockTolerance ?? 5,
       requireExp: options.requireExp ?? true,
@@ -143,7 +195,8 @@ export class JwtVerifier {
     const fail = (problem: string): never => { throw new GATEHOUSE_AUTH_INVALID_CONFIG(`jwt.${name}`, problem) }
     const { algorithm, secret, publicKey, jwksUri } = options
     if (!(JWT_ALGORITHMS as readonly string[]).includes(algorithm)) fail(`algorithm must be one of ${JWT_ALGORITHMS.join(', ')}`)
-    if ([secret, publicKey, jwksUri].filter((s) => s !== undefined).length !== 1) fail('give exactly one of secret, publicKey, jwksUri')
+    if ([secret, publicKey, jwksUri, options.key].filter((s) => s !== undefined).length !== 1) fail('give exactly one of secret, publicKey, jwksUri, key')
+    const extras = verifierExtras(options)
     if (options.clockTolerance !== undefined && !(options.clockTolerance >= 0 && options.clockTolerance <= 300)) {
       fail('clockTolerance must be from 0 to 300 seconds')
     }
@@ -157,8 +210,9 @@ export class JwtVerifier {
       if (!symmetric) fail(`${algorithm} needs publicKey or jwksUri; a secret only works with HS256/384/512`)
       const bytes = Buffer.from(secret, 'utf8')
       if (bytes.byteLength < MIN_SECRET_BYTES[algorithm]!) fail(`an ${algorithm} secret must be at least ${MIN_SECRET_BYTES[algorithm]!} bytes`)
-      return new JwtVerifier(name, options, bytes, undefined, tags)
+      return new JwtVerifier(name, options, bytes, undefined, tags, extras)
     }
+    if (options.key !== undefined) return new JwtVerifier(name, options, undefined, undefined, tags, extras)
     if (symmetric) fail(`${algorithm} needs a secret; publicKey and jwksUri are for asymmetric algorithms`)
     if (publicKey !== undefined) {
       let key: KeyObject | undefined
@@ -170,7 +224,7 @@ export class JwtVerifier {
       }
       const problem = keyProblem(algorithm, key!)
       if (problem !== undefined) fail(`publicKey: ${problem}`)
-      return new JwtVerifier(name, options, key, undefined, tags)
+      return new JwtVerifier(name, options, key, undefined, tags, extras)
     }
     let url: URL | undefined
     try {
@@ -179,7 +233,7 @@ export class JwtVerifier {
     if (url === undefined || (url.protocol !== 'https:' && url.protocol !== 'http:')) fail('jwksUri must be an absolute http(s) URL')
     const cooldown = options.jwksCooldown ?? 30
     if (!(cooldown >= 0 && cooldown <= 3600)) fail('jwksCooldown must be from 0 to 3600 seconds')
-    return new JwtVerifier(name, options, undefined, createRemoteJWKSet(url!, { timeoutDuration: 5000, cooldownDuration: cooldown * 1000, cacheMaxAge: 600_000 }), tags)
+    return new JwtVerifier(name, options, undefined, createRemoteJWKSet(url!, { timeoutDuration: 5000, cooldownDuration: cooldown * 1000, cacheMaxAge: 600_000 }), tags, extras)
   }
 
   /**
@@ -187,8 +241,12 @@ export class JwtVerifier {
    * algorithm: synchronously with a configured key, asynchronously when the
    * key comes from a remote key set. Never throws or rejects.
    */
-  verify (jws: DecodedJws, now: number): VerifiedJwt | JwtFailure | Promise<VerifiedJwt | JwtFailure> {
-    if (this.#key !== undefined) return this.#check(jws, this.#key, now)
+  verify (jws: DecodedJws, now: number, request?: FastifyRequest): VerifiedJwt | JwtFailure | Promise<VerifiedJwt | JwtFailure> {
+    if (this.#key !== undefined) {
+      const result = this.#check(jws, this.#key, now)
+      return this.#revocation === undefined ? result : this.#unlessRevoked(result, jws, now, request)
+    }
+    if (this.#resolver !== undefined) return this.#withResolvedKey(jws, now, request)
     return this.#remote!(jws.header as Parameters<RemoteKeys>[0], undefined as never).then((cryptoKey) => {
       let key = this.#remoteKeys.get(cryptoKey)
       if (key === undefined) {
@@ -196,8 +254,22 @@ export class JwtVerifier {
         key = keyProblem(this.algorithm, keyObject) ?? keyObject
         this.#remoteKeys.set(cryptoKey, key)
       }
-      return typeof key === 'string' ? { detail: 'No key matches the token' } : this.#check(jws, key, now)
+      return typeof key === 'string' ? { detail: 'No key matches the token' } : this.#unlessRevoked(this.#check(jws, key, now), jws, now, request)
     }, describeKeySetError)
+  }
+
+  #withResolvedKey (jws: DecodedJws, now: number, request: FastifyRequest | undefined): VerifiedJwt | JwtFailure | Promise<VerifiedJwt | JwtFailure> {
+    const key = this.#resolver!.key(jws, request)
+    const verified = (resolved: Awaited<typeof key>): VerifiedJwt | JwtFailure | Promise<VerifiedJwt | JwtFailure> =>
+      'detail' in resolved ? resolved : this.#unlessRevoked(this.#check(jws, resolved, now), jws, now, request)
+    return key instanceof Promise ? key.then(verified) : verified(key)
+  }
+
+  // The isRevoked hook, asked last: only about a token that passed every other check.
+  #unlessRevoked (result: VerifiedJwt | JwtFailure, jws: DecodedJws, now: number, request: FastifyRequest | undefined): VerifiedJwt | JwtFailure | Promise<VerifiedJwt | JwtFailure> {
+    if (this.#revocation === undefined || !('avatar' in result)) return result
+    const answer = this.#revocation.check(jws.signingInput, result.avatar.claims!, result.validUntil, now, request)
+    return answer instanceof Promise ? answer.then((a) => revocationOutcome(a, result)) : revocationOutcome(answer, result)
   }
 
   #check (jws: DecodedJws, key: KeyObject | Buffer, now: number): VerifiedJwt | JwtFailure {
@@ -205,12 +277,40 @@ export class JwtVerifier {
     if (!signatureValid(this.algorithm, key, jws)) return { detail: 'The token signature is invalid' }
     const checked = checkClaims(jws.payload, this.#rules, now)
     if ('detail' in checked) return checked
-    const { claims, validUntil } = checked
+    const { claims } = checked
+    const problem = this.#policy?.(jws.header, claims)
+    if (problem !== undefined) return { detail: problem }
+    const validUntil = this.#cacheTtlMs === undefined ? checked.validUntil : Math.min(checked.validUntil, now + this.#cacheTtlMs)
     const identity = claims[this.#identityClaim]
     if (typeof identity !== 'string' || identity === '') return { detail: `The token has no ${this.#identityClaim} claim` }
     const granted = tokenTags(claims, this.#tagPolicy)
     if ('detail' in granted) return granted
     const tags = granted.length === 0 ? this.#tags : [...this.#tags, ...granted]
-    return { avatar: new Avatar(identity, { tags, backend: `jwt:${this.name}`, authenticatedAt: authTime(claims.auth_time, now, this.#rules.clockTolerance) }), validUntil }
+    return { avatar: new Avatar(identity, { tags, backend: `jwt:${this.name}`, authenticatedAt: authTime(claims.auth_time, now, this.#rules.clockTolerance), claims }), validUntil }
   }
+}
+
+function revocationOutcome (answer: Revocation, verified: VerifiedJwt): VerifiedJwt | JwtFailure {
+  if (answer === 'valid') return verified
+  if (answer === 'revoked') return { detail: 'The token has been revoked' }
+  return { detail: 'The revocation check failed', unavailable: true, code: REVOCATION_UNAVAILABLE, cause: answer.cause }
+}
+
+/** What `create` compiles besides the key: the claim matchers and the policy. */
+interface VerifierExtras {
+  readonly issuer: ClaimMatcher | undefined
+  readonly audience: ClaimMatcher | undefined
+  readonly policy: ClaimPolicy | undefined
+}
+
+/** Checks and compiles the options beyond the key; throws naming `jwt.<name>.<option>`. */
+function verifierExtras (options: JwtVerifierOptions): VerifierExtras {
+  const fail = (option: string, problem: string): never => { throw new GATEHOUSE_AUTH_INVALID_CONFIG(`jwt.${options.name}.${option}`, problem) }
+  const matcher = (option: 'issuer' | 'audience'): ClaimMatcher | undefined =>
+    options[option] === undefined ? undefined : compileClaimPatterns(options[option], (problem) => fail(option, problem))
+  if (options.key !== undefined && typeof options.key !== 'function') fail('key', 'must be a function (header, claims, request) => key')
+  if (options.isRevoked !== undefined && typeof options.isRevoked !== 'function') fail('isRevoked', 'must be a function (claims, request) => boolean')
+  const { cacheTtl } = options
+  if (cacheTtl !== undefined && !(typeof cacheTtl === 'number' && cacheTtl >= 0 && cacheTtl <= 86_400)) fail('cacheTtl', 'must be from 0 to 86400 seconds')
+  return { issuer: matcher('issuer'), audience: matcher('audience'), policy: claimPolicy(options, fail) }
 }

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox'
-import { isPlainObject, NO_CONTROL_CHARACTERS_PATTERN, TOKEN_PATTERN } from '@fastify-gatehouse/core'
+import { isPlainObject, isToken, NO_CONTROL_CHARACTERS_PATTERN, TOKEN_PATTERN } from '@fastify-gatehouse/core'
 import type { ApiKeyStore } from './api-key.js'
 import type { CacheOptions } from './basic.js'
 import type { BasicOption } from './basic-source.js'
@@ -37,6 +37,12 @@ export interface AuthOptions {
   challengeAnonymous?: boolean
   /** JWT verifiers, each with a `name` (callers get backend `jwt:<name>`), tried in this order. Default: none. */
   jwt?: readonly JwtVerifierOptions[]
+  /**
+   * A cookie holding a JWT, read only when the request has no
+   * `Authorization` header and checked by the `jwt` verifiers; the csrf
+   * component then treats it as it treats the session cookie. Default: none.
+   */
+  jwtCookie?: string
   /** Where `gak_` API keys are verified. Default: none (API keys refused). */
   apiKeys?: ApiKeyStore
   /** Realm of the challenges. Default: `gatehouse`. */
@@ -57,6 +63,7 @@ export interface ResolvedAuthOptions {
   readonly basicLockout: BasicLockoutOptions | undefined
   readonly challengeAnonymous: boolean
   readonly jwt: readonly JwtVerifierOptions[]
+  readonly jwtCookie: string | undefined
   readonly apiKeys: ApiKeyStore | undefined
   readonly realm: string
   readonly basicCache: Readonly<CacheOptions>
@@ -72,6 +79,7 @@ export const defaults: ResolvedAuthOptions = Object.freeze({
   basicLockout: undefined,
   challengeAnonymous: false,
   jwt: Object.freeze([]),
+  jwtCookie: undefined,
   apiKeys: undefined,
   realm: 'gatehouse',
   basicCache: Object.freeze({ max: 1000, ttl: 300 }),
@@ -82,6 +90,9 @@ export const defaults: ResolvedAuthOptions = Object.freeze({
 export const KNOWN_SECTIONS: ReadonlySet<string> = new Set(Object.keys(defaults))
 
 const tags = Type.Union([Type.String(), Type.Array(Type.String())])
+// Strings, RegExps or a list of both: checked where the verifier is built,
+// naming jwt.<name>.<option>; a config file can only spell strings.
+const claimPatterns = Type.Unsafe<string | RegExp | ReadonlyArray<string | RegExp>>(Type.Any())
 const cache = Type.Object({
   max: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000 })),
   ttl: Type.Optional(Type.Number({ minimum: 0, maximum: 86_400 }))
@@ -93,9 +104,17 @@ export const jwtVerifierSchema = Type.Object({
   secret: Type.Optional(Type.String()),
   publicKey: Type.Optional(Type.Union([Type.String(), Type.Object({}, { additionalProperties: true })])),
   jwksUri: Type.Optional(Type.String()),
+  key: Type.Optional(Type.Unsafe<JwtVerifierOptions['key']>(Type.Any())),
   algorithm: Type.Union(JWT_ALGORITHMS.map((a) => Type.Literal(a))),
-  issuer: Type.Optional(Type.Union([Type.String(), Type.Array(Type.String())])),
-  audience: Type.Optional(Type.Union([Type.String(), Type.Array(Type.String())])),
+  issuer: Type.Optional(claimPatterns),
+  audience: Type.Optional(claimPatterns),
+  subject: Type.Optional(claimPatterns),
+  jwtId: Type.Optional(claimPatterns),
+  nonce: Type.Optional(claimPatterns),
+  requiredClaims: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { minItems: 1 })),
+  typ: Type.Optional(Type.Union([Type.String({ minLength: 1 }), Type.Array(Type.String({ minLength: 1 }), { minItems: 1 })])),
+  isRevoked: Type.Optional(Type.Unsafe<JwtVerifierOptions['isRevoked']>(Type.Any())),
+  cacheTtl: Type.Optional(Type.Number({ minimum: 0, maximum: 86_400 })),
   tags: Type.Optional(tags),
   tagsClaim: Type.Optional(Type.String({ minLength: 1 })),
   allowedTags: Type.Optional(tags),
@@ -148,6 +167,7 @@ export const authOptionsSchema = Type.Object({
   }, { additionalProperties: false })),
   challengeAnonymous: Type.Optional(Type.Boolean()),
   jwt: Type.Optional(Type.Array(jwtVerifierSchema)),
+  jwtCookie: Type.Optional(Type.String({ pattern: TOKEN_PATTERN })),
   apiKeys: Type.Optional(Type.Unsafe<ApiKeyStore>(Type.Any())),
   realm: Type.Optional(Type.String({ pattern: NO_CONTROL_CHARACTERS_PATTERN })),
   basicCache: Type.Optional(cache),
@@ -193,6 +213,12 @@ export function resolveAuthOptions (options: AuthOptions = {}): ResolvedAuthOpti
     throw new GATEHOUSE_AUTH_INVALID_CONFIG('basicConcurrency', 'must be a whole number from 1 to 10000')
   }
   if (typeof challengeAnonymous !== 'boolean') throw new GATEHOUSE_AUTH_INVALID_CONFIG('challengeAnonymous', 'must be true or false')
+  const jwt = verifierList(options.jwt)
+  const { jwtCookie } = options
+  if (jwtCookie !== undefined) {
+    if (typeof jwtCookie !== 'string' || !isToken(jwtCookie)) throw new GATEHOUSE_AUTH_INVALID_CONFIG('jwtCookie', 'must be a cookie name (an RFC 9110 token)')
+    if (jwt.length === 0) throw new GATEHOUSE_AUTH_INVALID_CONFIG('jwtCookie', 'names the cookie of a JWT: configure a jwt verifier too')
+  }
   return Object.freeze({
     basic: options.basic ?? defaults.basic,
     bearer: options.bearer ?? defaults.bearer,
@@ -201,7 +227,8 @@ export function resolveAuthOptions (options: AuthOptions = {}): ResolvedAuthOpti
     basicConcurrency,
     basicLockout: options.basicLockout,
     challengeAnonymous,
-    jwt: verifierList(options.jwt),
+    jwt,
+    jwtCookie,
     apiKeys,
     realm: options.realm ?? defaults.realm,
     basicCache: Object.freeze({ ...defaults.basicCache, ...options.basicCache }),

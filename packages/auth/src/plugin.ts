@@ -1,7 +1,8 @@
-import type { FastifyPluginAsync } from 'fastify'
-import { Avatar, HttpError } from '@fastify-gatehouse/core'
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify'
+import { Avatar, declareCredentialCookie, HttpError, routeNeedsCaller } from '@fastify-gatehouse/core'
 import { announceAccepted } from './anonymous-challenge.js'
 import { AuthCore } from './auth-core.js'
+import { cookieToken } from './jwt-cookie.js'
 import { repeatsAuthorization } from './duplicate-authorization.js'
 import { DUPLICATE_AUTHORIZATION } from './errors.js'
 import { KNOWN_SECTIONS, type AuthOptions } from './options.js'
@@ -17,11 +18,18 @@ export const authHook: FastifyPluginAsync<AuthOptions> = async function auth (ap
   }
   const core = await AuthCore.create(options)
   announceAccepted(app, core, options.challengeAnonymous ?? false)
+  const { jwtCookie } = options
+  // The cookie gives ambient authority, as the session cookie does: csrf checks it (D-CSRF-??).
+  if (jwtCookie !== undefined) declareCredentialCookie(app, jwtCookie)
 
   app.addHook('onRequest', function authenticate (request, _reply, done) {
     const header = request.headers.authorization
     if (header === undefined) {
-      done()
+      if (jwtCookie === undefined) {
+        done()
+        return
+      }
+      fromCookie(request, jwtCookie, done)
       return
     }
     if (repeatsAuthorization(request.raw.rawHeaders)) {
@@ -45,4 +53,33 @@ export const authHook: FastifyPluginAsync<AuthOptions> = async function auth (ap
       done()
     }, done)
   })
+
+  // The JWT cookie, read only without an Authorization header. An expired
+  // token on a route that needs no caller leaves the request anonymous (a
+  // browser keeps a stale cookie; open pages must still open); anywhere
+  // else a refused cookie token is the 401 a header token gets.
+  // D-AUTH-?? (a JWT from a cookie; expired means anonymous on open routes).
+  function fromCookie (request: FastifyRequest, name: string, done: (err?: Error) => void): void {
+    const token = cookieToken(app, request, name)
+    if (token === undefined) {
+      done()
+      return
+    }
+    let caller: Avatar | null | Promise<Avatar | null>
+    try {
+      caller = core.authenticateJwt(token, request, !routeNeedsCaller(request.routeOptions.config))
+    } catch (err) {
+      done(err as Error)
+      return
+    }
+    if (!(caller instanceof Promise)) {
+      request.scope.auth = caller
+      done()
+      return
+    }
+    caller.then((avatar) => {
+      request.scope.auth = avatar
+      done()
+    }, done)
+  }
 }

@@ -216,7 +216,7 @@ test('bad verifiers fail at boot naming the verifier', async (t) => {
     [{ secret: 'short', algorithm: 'HS256' }, /^jwt\.v: an HS256 secret must be at least 32 bytes$/],
     [{ secret: SECRET, algorithm: 'RS256' }, /^jwt\.v: RS256 needs publicKey or jwksUri/],
     [{ publicKey: pem, algorithm: 'HS256' }, /^jwt\.v: HS256 needs a secret/],
-    [{ secret: SECRET, publicKey: pem, algorithm: 'HS256' }, /^jwt\.v: give exactly one of secret, publicKey, jwksUri$/],
+    [{ secret: SECRET, publicKey: pem, algorithm: 'HS256' }, /^jwt\.v: give exactly one of secret, publicKey, jwksUri, key$/],
     [{ algorithm: 'HS256' }, /give exactly one/],
     [{ secret: SECRET, algorithm: 'none' }, /^jwt\.v: algorithm must be one of/],
     [{ publicKey: 'not a pem', algorithm: 'RS256' }, /^jwt\.v: publicKey cannot be used for RS256/],

@@ -151,3 +151,14 @@ export function enforceRouteRules (app: FastifyInstance): void {
     markRuleCompiled(route, { rule: rule !== undefined, fresh: fresh !== undefined })
   })
 }
+
+/**
+ * Whether a route's config carries a compiled `authRule` or `fresh` (either
+ * spelling): a route that needs a caller. `false` for an open route, and for
+ * the 404 handler. For components that treat a failed optional credential
+ * differently on open routes (auth's expired cookie token).
+ */
+export function routeNeedsCaller (config: unknown): boolean {
+  const c = config as { [kRuleEnforced]?: boolean, [kFreshEnforced]?: boolean } | undefined
+  return c?.[kRuleEnforced] === true || c?.[kFreshEnforced] === true
+}

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify'
 import { fastifyCookie } from '@fastify/cookie'
+import { credentialCookies } from '@fastify-gatehouse/core'
 import { cookieTest } from './carries-cookie.js'
 import { crossSiteTest } from './cross-site.js'
 import { GATEHOUSE_CSRF_CROSS_SITE } from './errors.js'
@@ -19,7 +20,9 @@ export const csrf: FastifyPluginAsync<CsrfOptions> = async function csrf (app, o
   // them: the app's own when registered before, else ours (which the
   // session then shares). Its onRequest hook is added here, before ours (D-CSRF-07).
   if (!app.hasDecorator('parseCookie')) await app.register(fastifyCookie)
-  const carriesSessionCookie = cookieTest(app, cookieName)
+  // The session cookie, and the credential cookies other components declare
+  // (auth's `jwtCookie`), whether they register before or after this one.
+  const carriesSessionCookie = cookieTest(app, cookieName, credentialCookies(app))
 
   // onRequest, before auth and session: a forged request is refused before
   // it is authenticated or its body is read.
