@@ -76,6 +76,10 @@ export class BasicBackend implements BasicCredentialBackend {
       if (hasPassword === hasHash) throw new GATEHOUSE_AUTH_INVALID_CONFIG(where, 'give exactly one of password or passwordHash')
       const avatar = new Avatar(user, { tags: configTags(entry.tags, `${where}.tags`), backend: 'basic' })
       if (hasPassword) {
+        // A plain entry is found by a table lookup that no lockout can stand in
+        // front of without costing every request: refused rather than left
+        // unprotected. D-AUTH-?? (basicLockout needs hashed or stored passwords).
+        if (guard.locks) throw new GATEHOUSE_AUTH_INVALID_CONFIG('basicLockout', `cannot protect ${where}, a plain password: give it as passwordHash (gatehouse users hash), or use basic: { users: store }`)
         plain.push([Buffer.from(`${user}:${entry.password!}`, 'utf8').toString('base64'), avatar])
       } else {
         let hash: PasswordHash

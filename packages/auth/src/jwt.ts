@@ -286,7 +286,15 @@ export class JwtVerifier {
     const granted = tokenTags(claims, this.#tagPolicy)
     if ('detail' in granted) return granted
     const tags = granted.length === 0 ? this.#tags : [...this.#tags, ...granted]
-    return { avatar: new Avatar(identity, { tags, backend: `jwt:${this.name}`, authenticatedAt: authTime(claims.auth_time, now, this.#rules.clockTolerance), claims }), validUntil }
+    let avatar: Avatar
+    try {
+      avatar = new Avatar(identity, { tags, backend: `jwt:${this.name}`, authenticatedAt: authTime(claims.auth_time, now, this.#rules.clockTolerance), claims })
+    } catch {
+      // A number JSON cannot hold (1e400 parses as Infinity) or claims nested
+      // past Avatar's depth: a refusal, never a 500 (verify never throws).
+      return { detail: 'The token claims are not plain JSON data' }
+    }
+    return { avatar, validUntil }
   }
 }
 

@@ -94,6 +94,11 @@ export class PasswordGuard {
     this.#now = now
   }
 
+  /** Whether failed passwords lock (`basicLockout` is on). */
+  get locks (): boolean {
+    return this.#lockout !== undefined
+  }
+
   /** Checks in flight now. */
   get inFlight (): number {
     return this.#inFlight

@@ -262,3 +262,10 @@ test('basicLockout locks an identity after failed passwords (429, Retry-After); 
   await t.rejects(AuthCore.create({ basicLockout: { maxAttempts: 0 } }), { code: 'GATEHOUSE_AUTH_INVALID_CONFIG', message: /^basicLockout\.maxAttempts: must be a whole number from 1/ })
   await t.rejects(AuthCore.create({ basicLockout: { store: {} as never } }), { code: 'GATEHOUSE_AUTH_INVALID_CONFIG', message: /^basicLockout\.store: must be a LockoutStore/ })
 })
+
+test('basicLockout with a plain-password entry is a boot error naming the entry', async (t) => {
+  const { AuthCore } = await import('@fastify-gatehouse/auth')
+  await t.rejects(AuthCore.create({ basic: { alice: { password: 'a-plain-password-1' } }, basicLockout: { maxAttempts: 3 } }),
+    { code: 'GATEHOUSE_AUTH_INVALID_CONFIG', message: /^basicLockout: cannot protect basic\.alice, a plain password: give it as passwordHash/ })
+  t.resolves(AuthCore.create({ basic: { alice: { password: 'a-plain-password-1' } } }), 'without the lockout a plain entry is fine')
+})

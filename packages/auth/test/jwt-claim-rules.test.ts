@@ -150,3 +150,20 @@ test('config files: the new keys in snake_case; RegExps cannot be spelled there,
   await t.rejects(AuthCore.create({ jwt: [{ name: 'idp', secret: SECRET, algorithm: 'HS256', subject: [{ pattern: '^a' } as never] }] }),
     { message: 'jwt.idp.subject: must be a string, a RegExp or a non-empty list of them (an empty string matches nothing)' })
 })
+
+test('claims JSON cannot hold, or nested too deep, are a 401, never a 500', async (t) => {
+  const { createHmac } = await import('node:crypto')
+  const secret = 'an-hs256-secret-that-is-long-enough-0123456789'
+  const b64 = (s: string): string => Buffer.from(s).toString('base64url')
+  const sign = (payload: string): string => {
+    const input = `${b64('{"alg":"HS256","typ":"JWT"}')}.${b64(payload)}`
+    return `${input}.${createHmac('sha256', secret).update(input).digest('base64url')}`
+  }
+  const exp = Math.floor(Date.now() / 1000) + 600
+  const core = await AuthCore.create({ jwt: [{ name: 'idp', secret, algorithm: 'HS256' }] })
+  const deep = '['.repeat(40) + ']'.repeat(40)
+  for (const payload of [`{"sub":"a","exp":${exp},"n":1e400}`, `{"sub":"a","exp":${exp},"d":${deep}}`]) {
+    t.throws(() => core.authenticate(`Bearer ${sign(payload)}`), { statusCode: 401, code: 'GATEHOUSE_AUTH_INVALID_TOKEN', message: 'The token claims are not plain JSON data' })
+  }
+  t.equal((core.authenticate(`Bearer ${sign(`{"sub":"a","exp":${exp},"n":1}`)}`) as { identity: string }).identity, 'a')
+})
