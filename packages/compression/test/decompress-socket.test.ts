@@ -32,7 +32,9 @@ function upload (port: number, body: Buffer, headers: Record<string, string>, pa
     req.on('error', (err) => { if (!answered) reject(err) })
     const CHUNK = 16 * 1024
     const writeMore = (): void => {
-      while (!answered && sent < body.length) {
+      while (sent < body.length) {
+        // Set by the response callback, between two writes.
+        if (answered) return
         const piece = body.subarray(sent, sent + CHUNK)
         sent += piece.length
         if (!req.write(piece)) {

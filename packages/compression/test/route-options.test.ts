@@ -128,7 +128,8 @@ const PAGE = `<html>${text(20_000)}</html>`
 writeFileSync(GZ_FILE, gzipSync(PAGE))
 
 test('a body that is already gzip is never compressed twice', async (t) => {
-  const gz = gzipSync(text(5000))
+  // Stored (level 0): compressing it again would shrink it, so only the gzip check keeps it as it is.
+  const gz = gzipSync(text(5000), { level: 0 })
   const app = await build({ encodings: ['br', 'gzip', 'deflate'] }, (app) => {
     // The route forgot Content-Encoding: the bytes go as they are, untouched.
     app.get('/buffer', async (_req, reply) => reply.type('text/plain').send(gz))
