@@ -13,6 +13,19 @@ export interface Encoder {
   stream: () => Transform
 }
 
+const made = new Map<string, Encoder>()
+
+/** The encoder of `name` at `level`, made once per pair (routes share them). */
+export function encoderFor (name: Encoding, level: number): Encoder {
+  const key = `${name}:${level}`
+  let encoder = made.get(key)
+  if (encoder === undefined) {
+    encoder = createEncoder(name, level)
+    made.set(key, encoder)
+  }
+  return encoder
+}
+
 export function createEncoder (name: Encoding, level: number): Encoder {
   if (name === 'gzip') {
     const options: zlib.ZlibOptions = { level }
@@ -21,6 +34,18 @@ export function createEncoder (name: Encoding, level: number): Encoder {
       sync: (body) => zlib.gzipSync(body, options),
       async: (body, callback) => zlib.gzip(body, options, callback),
       stream: () => zlib.createGzip(options)
+    }
+  }
+  // RFC 9110 §8.4.1.2: "deflate" is the zlib format (RFC 1950), not raw
+  // deflate; a few old clients got this wrong, hence gzip's precedence in
+  // the documented order (D-COMPRESSION-?? (deflate is the zlib format)).
+  if (name === 'deflate') {
+    const options: zlib.ZlibOptions = { level }
+    return {
+      name,
+      sync: (body) => zlib.deflateSync(body, options),
+      async: (body, callback) => zlib.deflate(body, options, callback),
+      stream: () => zlib.createDeflate(options)
     }
   }
   // Brotli's default quality (11) is far too slow for responses made per

@@ -4,10 +4,12 @@ import { compression } from './plugin.js'
 
 /**
  * The compression component (order 900, off by default): one `onSend` hook
- * that gzip-encodes (or Brotli, when offered) compressible bodies of at
- * least `minimumSize` bytes when Accept-Encoding allows it and the result
- * is smaller. Runs after cache (same order, name first), so a 304 is
- * decided before any body is compressed.
+ * that gzip-encodes (or Brotli or deflate, when offered) compressible bodies
+ * of at least `minimumSize` bytes when Accept-Encoding allows it and the
+ * result is smaller; per-route settings in `config.compression`; request
+ * bodies decoded before parsing when `requestDecompression` is on. Runs
+ * after cache (same order, name first), so a 304 is decided before any
+ * body is compressed.
  * D-COMPRESSION-01: our own onSend hook on node:zlib, not @fastify/compress. D-CHAIN-02: after cache.
  */
 export const compressionPlugin = defineComponent<CompressionOptions>({
@@ -18,6 +20,22 @@ export const compressionPlugin = defineComponent<CompressionOptions>({
 })
 
 export default compressionPlugin
-export { defaults as compressionDefaults, compressionOptionsSchema } from './options.js'
-export type { CompressionOptions, Encoding, ResolvedCompressionOptions } from './options.js'
-export { GATEHOUSE_COMPRESSION_INVALID_OPTIONS } from './errors.js'
+export { defaults as compressionDefaults, compressionOptionsSchema, requestDecompressionDefaults, routeCompressionOptionsSchema } from './options.js'
+export type {
+  CompressionOptions,
+  Encoding,
+  RequestDecompressionOptions,
+  RequestEncoding,
+  ResolvedCompressionOptions,
+  ResolvedRequestDecompression,
+  RouteCompressionOptions
+} from './options.js'
+// The `config.compression` route option (declaration merging into Fastify's types).
+export type {} from './route-config.js'
+export {
+  BODY_TOO_LARGE,
+  GATEHOUSE_COMPRESSION_INVALID_OPTIONS,
+  GATEHOUSE_COMPRESSION_INVALID_ROUTE_OPTIONS,
+  INVALID_BODY,
+  UNSUPPORTED_ENCODING
+} from './errors.js'

@@ -1,10 +1,12 @@
-import { pipeline } from 'node:stream'
-import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
+import { pipeline, type Readable } from 'node:stream'
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest, preParsingHookHandler, RouteOptions } from 'fastify'
 import { addVary } from '@fastify-gatehouse/core'
-import { createNegotiator } from './accept-encoding.js'
 import { isCompressible } from './compressible.js'
-import { createEncoder, type Encoder } from './encoders.js'
+import { decompressionHook } from './decompress.js'
 import { resolveCompressionOptions, type CompressionOptions, type Encoding } from './options.js'
+import { isGzip, peekFirstChunk } from './precompressed.js'
+import { routeSettings } from './route-config.js'
+import { compileSettings, type ResponseSettings } from './settings.js'
 
 // Bodies up to this size are compressed on the event loop (cheapest: no
 // thread hop, no stream); larger ones on the thread pool, so that one big
@@ -24,45 +26,89 @@ function markEncoded (reply: FastifyReply, coding: Encoding): void {
   weaken(reply)
 }
 
+type Done = (err: Error | null, payload?: unknown) => void
+
+/**
+ * The coding for this request under `settings`, or null for identity: the
+ * client's Accept-Encoding, unless it opted out with X-No-Compression
+ * where that is honoured. D-COMPRESSION-?? (X-No-Compression, off by default).
+ */
+function chooseCoding (request: FastifyRequest, settings: ResponseSettings): Encoding | null {
+  if (settings.noCompressionHeader && request.headers['x-no-compression'] !== undefined) return null
+  return settings.negotiate(request.headers['accept-encoding'])
+}
+
 /**
  * The compression component's plugin: negotiation and encoding in one
- * `onSend` hook.
+ * `onSend` hook, per-route settings compiled in `onRoute`, and (when asked
+ * for) request bodies decoded in `preParsing`.
  */
 export const compression: FastifyPluginAsync<CompressionOptions> = async function compression (app, options) {
   const opts = resolveCompressionOptions(options)
-  const minimumSize = opts.minimumSize
-  const encoders = new Map<Encoding, Encoder>(opts.encodings.map((name) => [name, createEncoder(name, opts.compressionLevel)]))
-  const negotiate = createNegotiator(opts.encodings)
+  const plugin = compileSettings(opts)
+  const { onRoute, settingsOf } = routeSettings(opts, plugin, app.log)
 
-  function sendStream (request: FastifyRequest, reply: FastifyReply, payload: NodeJS.ReadableStream, done: (err: Error | null, payload?: unknown) => void): void {
+  function responseSettings (request: FastifyRequest): ResponseSettings | null {
+    return settingsOf(request.routeOptions.config, request).response
+  }
+
+  // Request bodies. With the plugin's decoding on, one instance-level hook
+  // serves every route (a route's `false` or its own settings are read when
+  // a body is encoded); with it off, only the routes that turn it on get
+  // the hook, so the others pay nothing.
+  const decompress = decompressionHook((request) => {
+    const { config, bodyLimit } = request.routeOptions
+    return { settings: settingsOf(config, request).request, bodyLimit }
+  })
+  if (plugin.request !== null) app.addHook('preParsing', decompress)
+  app.addHook('onRoute', function compileRouteCompression (route: RouteOptions) {
+    const settings = onRoute(route)
+    if (settings === undefined || plugin.request !== null || settings.request === null) return
+    const existing = route.preParsing === undefined ? [] : Array.isArray(route.preParsing) ? route.preParsing : [route.preParsing]
+    // HEAD routes are copied from their GET route, hooks included.
+    if (existing.includes(decompress)) return
+    // First among the route's own: they may read the body.
+    route.preParsing = [decompress, ...existing] as preParsingHookHandler[]
+  })
+
+  function sendStream (request: FastifyRequest, reply: FastifyReply, payload: Readable, settings: ResponseSettings, done: Done): void {
     const declared = reply.getHeader('content-length')
     // D-COMPRESSION-02: a stream's size is known only from a declared Content-Length.
-    if (declared !== undefined && Number(declared) < minimumSize) {
+    if (declared !== undefined && Number(declared) < settings.minimumSize) {
       done(null, payload)
       return
     }
-    addVary(reply, 'Accept-Encoding')
-    const coding = negotiate(request.headers['accept-encoding'])
-    if (coding === null) {
-      done(null, payload)
-      return
-    }
-    reply.removeHeader('content-length')
-    markEncoded(reply, coding)
-    // A HEAD answer has the GET's headers and no body: Fastify reads the
-    // stream and discards it, so encoding it would be wasted work (D-COMPRESSION-03).
-    if (request.method === 'HEAD') {
-      done(null, payload)
-      return
-    }
-    const encoded = encoders.get(coding)!.stream()
-    pipeline(payload, encoded, (err) => {
-      // A client that goes away mid-stream is not an error of ours.
-      if (err != null && (err as NodeJS.ErrnoException).code !== 'ERR_STREAM_PREMATURE_CLOSE') {
-        request.log.warn({ err }, 'compression: the response stream failed')
+    // The first chunk says whether the route streams gzip bytes of its own
+    // (D-COMPRESSION-?? (a gzip body is never compressed twice)); none (an
+    // empty stream, or one failing first) leaves nothing to encode.
+    peekFirstChunk(payload, (first) => {
+      if (first === null || isGzip(first)) {
+        done(null, payload)
+        return
       }
+      addVary(reply, 'Accept-Encoding')
+      const coding = chooseCoding(request, settings)
+      if (coding === null) {
+        done(null, payload)
+        return
+      }
+      reply.removeHeader('content-length')
+      markEncoded(reply, coding)
+      // A HEAD answer has the GET's headers and no body: Fastify reads the
+      // stream and discards it, so encoding it would be wasted work (D-COMPRESSION-03).
+      if (request.method === 'HEAD') {
+        done(null, payload)
+        return
+      }
+      const encoded = settings.encoders.get(coding)!.stream()
+      pipeline(payload, encoded, (err) => {
+        // A client that goes away mid-stream is not an error of ours.
+        if (err != null && (err as NodeJS.ErrnoException).code !== 'ERR_STREAM_PREMATURE_CLOSE') {
+          request.log.warn({ err }, 'compression: the response stream failed')
+        }
+      })
+      done(null, encoded)
     })
-    done(null, encoded)
   }
 
   // A 304 has no body to encode, but it carries the headers the 200 would
@@ -72,7 +118,9 @@ export const compression: FastifyPluginAsync<CompressionOptions> = async functio
   // D-COMPRESSION-04 and D-COMPRESSION-06.
   function revalidated (request: FastifyRequest, reply: FastifyReply): void {
     if (!isCompressible(reply.getHeader('content-type')) || reply.hasHeader('content-encoding')) return
-    const coding = negotiate(request.headers['accept-encoding'])
+    const settings = responseSettings(request)
+    if (settings === null) return
+    const coding = chooseCoding(request, settings)
     if (coding === null) return
     addVary(reply, 'Accept-Encoding')
     weaken(reply)
@@ -99,28 +147,34 @@ export const compression: FastifyPluginAsync<CompressionOptions> = async functio
       done(null, payload)
       return
     }
+    const settings = responseSettings(request)
+    if (settings === null) {
+      done(null, payload)
+      return
+    }
     const text = typeof payload === 'string'
     if (!text && !Buffer.isBuffer(payload)) {
-      if (typeof (payload as NodeJS.ReadableStream).pipe === 'function') sendStream(request, reply, payload as NodeJS.ReadableStream, done)
+      if (typeof (payload as Readable).pipe === 'function') sendStream(request, reply, payload as Readable, settings, done)
       // Web streams and other payloads pass through as they are.
       else done(null, payload)
       return
     }
     const body = payload as string | Buffer
+    const minimumSize = settings.minimumSize
     // A string's byte length is at least its length; count bytes only when that is not enough.
-    if (body.length < minimumSize && (!text || Buffer.byteLength(body) < minimumSize)) {
+    if ((body.length < minimumSize && (!text || Buffer.byteLength(body) < minimumSize)) || (!text && isGzip(body))) {
       done(null, payload)
       return
     }
     // D-COMPRESSION-06.
     // From here the response depends on Accept-Encoding, whichever coding is chosen.
     addVary(reply, 'Accept-Encoding')
-    const coding = negotiate(request.headers['accept-encoding'])
+    const coding = chooseCoding(request, settings)
     if (coding === null) {
       done(null, payload)
       return
     }
-    const encoder = encoders.get(coding)!
+    const encoder = settings.encoders.get(coding)!
     const finish = (encoded: Buffer): void => {
       // Only a smaller body is worth the client's decoding work.
       if (encoded.length >= body.length && (!text || encoded.length >= Buffer.byteLength(body))) {

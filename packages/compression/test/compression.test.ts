@@ -8,8 +8,8 @@ import { build, noise, text } from './helpers/build.js'
 
 const GZIP = { 'accept-encoding': 'gzip' }
 
-test('defaults: minimum_size 500, level 6, gzip only; off unless asked for', async (t) => {
-  t.same(compressionDefaults, { minimumSize: 500, compressionLevel: 6, encodings: ['gzip'] })
+test('defaults: minimum_size 500, level 6, gzip only, X-No-Compression ignored, no request decoding; off unless asked for', async (t) => {
+  t.same(compressionDefaults, { minimumSize: 500, compressionLevel: 6, encodings: ['gzip'], noCompressionHeader: false, requestDecompression: false })
   t.ok(Object.isFrozen(compressionDefaults) && Object.isFrozen(compressionDefaults.encodings))
   t.same(compressionPlugin.component, { name: 'compression', order: 900, default: false, schema: compressionPlugin.component.schema })
 })
@@ -263,7 +263,15 @@ test('boot errors: level out of 1–9, bad sizes and encodings, with codes and p
     [{ compressionLevel: 6.5 }, 'GATEHOUSE_CORE_INVALID_OPTIONS', /compressionLevel: expected integer/],
     [{ minimumSize: -1 }, 'GATEHOUSE_CORE_INVALID_OPTIONS', /minimumSize/],
     [{ encodings: [] }, 'GATEHOUSE_CORE_INVALID_OPTIONS', /encodings/],
-    [{ encodings: ['deflate'] }, 'GATEHOUSE_CORE_INVALID_OPTIONS', /encodings\["0"\]: expected union value/],
+    [{ encodings: ['zstd'] }, 'GATEHOUSE_CORE_INVALID_OPTIONS', /encodings\["0"\]: expected union value/],
+    [{ encodings: ['gzip', 'deflate', 'gzip'] }, 'GATEHOUSE_COMPRESSION_INVALID_OPTIONS', /^compression options: encodings: lists "gzip" twice/],
+    [{ noCompressionHeader: 'yes' }, 'GATEHOUSE_CORE_INVALID_OPTIONS', /^compression options\.noCompressionHeader: expected boolean/],
+    [{ requestDecompression: 'gzip' }, 'GATEHOUSE_CORE_INVALID_OPTIONS', /^compression options\.requestDecompression: /],
+    [{ requestDecompression: { maxSize: 0 } }, 'GATEHOUSE_CORE_INVALID_OPTIONS', /requestDecompression/],
+    [{ requestDecompression: { encodings: ['zstd'] } }, 'GATEHOUSE_CORE_INVALID_OPTIONS', /requestDecompression/],
+    [{ requestDecompression: { encodings: [] } }, 'GATEHOUSE_CORE_INVALID_OPTIONS', /requestDecompression/],
+    [{ requestDecompression: { limit: 5 } }, 'GATEHOUSE_CORE_INVALID_OPTIONS', /requestDecompression/],
+    [{ requestDecompression: { encodings: ['br', 'br'] } }, 'GATEHOUSE_COMPRESSION_INVALID_OPTIONS', /^compression options: requestDecompression\.encodings: lists "br" twice/],
     [{ encodings: ['gzip', 'gzip'] }, 'GATEHOUSE_COMPRESSION_INVALID_OPTIONS', /^compression options: encodings: lists "gzip" twice/],
     [{ minimum_size: 1 }, 'GATEHOUSE_CORE_INVALID_OPTIONS', /options are camelCase: minimumSize/]
   ] as const) {
@@ -274,8 +282,18 @@ test('boot errors: level out of 1–9, bad sizes and encodings, with codes and p
 })
 
 test('config files use snake_case keys; a bad level names the path as written', async (t) => {
-  const config = recipeFromConfig({ middleware: { compression: { minimum_size: 1000, compression_level: 9, encodings: ['br', 'gzip'] } } }, { components: [compressionPlugin] })
-  t.same(config.middleware?.compression, { minimumSize: 1000, compressionLevel: 9, encodings: ['br', 'gzip'] })
+  const config = recipeFromConfig({
+    middleware: {
+      compression: {
+        minimum_size: 1000, compression_level: 9, encodings: ['br', 'gzip', 'deflate'], no_compression_header: true, request_decompression: { encodings: ['gzip'], max_size: 4096 }
+      }
+    }
+  }, { components: [compressionPlugin] })
+  t.same(config.middleware?.compression, {
+    minimumSize: 1000, compressionLevel: 9, encodings: ['br', 'gzip', 'deflate'], noCompressionHeader: true, requestDecompression: { encodings: ['gzip'], maxSize: 4096 }
+  })
+  t.throws(() => recipeFromConfig({ middleware: { compression: { request_decompression: { max_size: -1 } } } }, { components: [compressionPlugin] }),
+    { code: 'GATEHOUSE_CORE_INVALID_OPTIONS', message: /^middleware\.compression\.request_decompression/ })
   t.throws(() => recipeFromConfig({ middleware: { compression: { compression_level: 12 } } }, { components: [compressionPlugin] }),
     { code: 'GATEHOUSE_CORE_INVALID_OPTIONS', message: /^middleware\.compression\.compression_level: / })
 })

@@ -20,13 +20,19 @@ export function noise (bytes: number): Buffer {
   return out
 }
 
+/** An app with errors and compression through the chain, not yet ready: routes can still be added. */
+export async function chainApp (options: CompressionOptions | true = true): Promise<FastifyInstance> {
+  const app = Fastify()
+  await middlewareChain(app, { middleware: { compression: options as Record<string, unknown> | true } }, { components: [errorsPlugin, compressionPlugin] })
+  return app
+}
+
 /**
  * An app with errors and compression through the chain. `GET /text?n=` sends
  * n bytes of text/plain; `/json?n=` a JSON document of about n bytes.
  */
 export async function build (options: CompressionOptions | true = true, routes: (app: FastifyInstance) => void = () => {}): Promise<FastifyInstance> {
-  const app = Fastify()
-  await middlewareChain(app, { middleware: { compression: options as Record<string, unknown> | true } }, { components: [errorsPlugin, compressionPlugin] })
+  const app = await chainApp(options)
   app.get<{ Querystring: { n?: string } }>('/text', async (request, reply) => reply.type('text/plain').send(text(Number(request.query.n ?? 2000))))
   app.get<{ Querystring: { n?: string } }>('/json', async (request) => ({ data: text(Number(request.query.n ?? 2000)) }))
   routes(app)
