@@ -9,7 +9,7 @@ import type { AuthCore } from './auth-core.js'
  * `challengeAnonymous` is on (the route's `config.challengeAnonymous`, else
  * `pluginDefault`). Core cannot import auth (DESIGN §1), so the value goes
  * under a registered symbol any copy of core reads (D-CORE-05).
- * D-RULES-?? (anonymous callers may be challenged).
+ * D-RULES-11.
  */
 export function announceAccepted (app: FastifyInstance, core: AuthCore, pluginDefault: boolean): void {
   const accepts: AuthAccepts = Object.freeze({ schemes: core.schemes, challenges: core.challenges, challengeAnonymous: pluginDefault })

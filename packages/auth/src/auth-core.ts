@@ -36,7 +36,7 @@ export class AuthCore {
   readonly #basic: BasicCredentialBackend | undefined
   readonly #tokens: StaticTokens | undefined
   readonly #tokenFunction: TokenFunction | undefined
-  // D-AUTH-?? (bearerType and bearerCase): the scheme of every bearer credential.
+  // D-AUTH-47: the scheme of every bearer credential.
   readonly #scheme: BearerScheme
   readonly #verifiers: readonly JwtVerifier[]
   readonly #apiKeys: ApiKeyStore | undefined
@@ -162,7 +162,7 @@ export class AuthCore {
     if (token.startsWith('gak_')) return this.#apiKeyCaller(token)
     const known = this.#tokens?.find(token)
     if (known !== undefined) return known
-    // D-AUTH-?? (the forms of bearer): bearer.auth takes the static map's place, before the JWT verifiers.
+    // D-AUTH-46: bearer.auth takes the static map's place, before the JWT verifiers.
     if (this.#tokenFunction !== undefined) {
       const found = this.#tokenFunction.find(token, request)
       if (found instanceof Promise) return found.then((avatar) => avatar ?? this.#jwtOrRefuse(token, request))
@@ -235,7 +235,7 @@ export class AuthCore {
    * or API keys. Refusals are those of a bearer JWT (401 `invalid_token`,
    * 503); with `expiredIsAnonymous`, a token that was valid once and has
    * expired answers `null` (no caller) instead.
-   * D-AUTH-?? (a JWT from a cookie; expired means anonymous on open routes).
+   * D-AUTH-53.
    */
   authenticateJwt (token: string, request?: FastifyRequest, expiredIsAnonymous = false): Avatar | null | Promise<Avatar | null> {
     if (token.length > MAX_AUTHORIZATION_LENGTH || !TOKEN68.test(token)) throw this.#invalidToken('The token is malformed')

@@ -41,7 +41,7 @@ const isUserStore = (value: unknown): value is UserStore =>
  * `GATEHOUSE_AUTH_INVALID_CONFIG` naming the key when the forms are mixed,
  * or when `users` / `validate` is neither an entry nor what the form needs
  * (a store or a function cannot come from a config file).
- * D-AUTH-?? (the three forms of basic).
+ * D-AUTH-41.
  */
 export function basicSource (basic: unknown): Source | undefined {
   if (basic === undefined) return undefined
@@ -93,7 +93,7 @@ interface Verified {
  * which is cheap (no hashing): a disabled or deleted user is refused and
  * forgotten, a new password (another stamp) is verified again, new tags are
  * the caller's at once. A `validate` answer is kept for the cache's `ttl`.
- * D-AUTH-?? (a store's cached credential follows the user).
+ * D-AUTH-42.
  */
 class SourceBackend implements BasicCredentialBackend {
   readonly #source: Exclude<Source, { kind: 'map' }>

@@ -78,7 +78,7 @@ export class BasicBackend implements BasicCredentialBackend {
       if (hasPassword) {
         // A plain entry is found by a table lookup that no lockout can stand in
         // front of without costing every request: refused rather than left
-        // unprotected. D-AUTH-?? (basicLockout needs hashed or stored passwords).
+        // unprotected. D-AUTH-54.
         if (guard.locks) throw new GATEHOUSE_AUTH_INVALID_CONFIG('basicLockout', `cannot protect ${where}, a plain password: give it as passwordHash (gatehouse users hash), or use basic: { users: store }`)
         plain.push([Buffer.from(`${user}:${entry.password!}`, 'utf8').toString('base64'), avatar])
       } else {
@@ -108,7 +108,7 @@ export class BasicBackend implements BasicCredentialBackend {
     const decoded = decodeBasic(credentials)
     if (!('user' in decoded)) return decoded
     if (this.#hashed.size === 0) return INVALID
-    // D-AUTH-?? (bounded Basic verifications): every scrypt check goes through the guard.
+    // D-AUTH-43: every scrypt check goes through the guard.
     return this.#guard.check(decoded.user, request, () => this.#verifyHashed(decoded.user, decoded.password, sha256(credentials), now))
       .then((avatar) => avatar ?? INVALID)
   }

@@ -41,7 +41,7 @@ export class TokenFunction {
  * Throws `GATEHOUSE_AUTH_INVALID_CONFIG` for a mix of the two or an `auth`
  * that is neither a function nor a token entry (a function cannot come
  * from a config file).
- * D-AUTH-?? (the forms of bearer).
+ * D-AUTH-41 (bearer has two forms, as basic has three), D-AUTH-46.
  */
 export function bearerSource (bearer: unknown): StaticTokens | TokenFunction | undefined {
   if (bearer === undefined) return undefined

@@ -10,7 +10,7 @@ const TCHAR = "[!#$%&'*+.^_`|~0-9A-Za-z-]"
  * The scheme bearer tokens (static, `bearer.auth`, JWTs, API keys) are sent
  * with: `bearerType` (default `Bearer`), matched in any case or exactly
  * (`bearerCase`), and named in every challenge of that kind.
- * D-AUTH-?? (bearerType and bearerCase).
+ * D-AUTH-47.
  */
 export class BearerScheme {
   /** The name as configured, as challenges write it. */

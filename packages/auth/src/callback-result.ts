@@ -27,7 +27,7 @@ export function withoutSecret (thrown: unknown, secret: string): Error {
  * (its status and message are yours to choose); anything else thrown, or an
  * answer of another type, or tags outside the rule alphabet, is a 500
  * `GATEHOUSE_AUTH_CALLBACK_FAILED` whose cause never holds `secret`.
- * D-AUTH-?? (what validate and auth answer).
+ * D-AUTH-45.
  */
 export function callCallback (
   where: string,

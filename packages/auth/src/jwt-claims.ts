@@ -39,7 +39,7 @@ export function checkClaims (payload: string, rules: ClaimRules, now: number): C
   // D-AUTH-17: `exp` required by default; `maxAge` makes `iat` required; a future `iat` is refused.
   if (exp === undefined && rules.requireExp) return { detail: 'The token has no exp claim' }
   if (iat === undefined && rules.maxAge !== undefined) return { detail: 'The token has no iat claim' }
-  // `expired`: the token was good once; auth's cookie reading may take it as absent (D-AUTH-??).
+  // `expired`: the token was good once; auth's cookie reading may take it as absent (D-AUTH-53).
   if (exp !== undefined && exp <= seconds - tolerance) return { detail: 'The token has expired', expired: true }
   if (nbf !== undefined && nbf > seconds + tolerance) return { detail: 'The token is not valid yet' }
   if (iat !== undefined && iat > seconds + tolerance) return { detail: 'The token was issued in the future' }

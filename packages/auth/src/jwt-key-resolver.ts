@@ -46,7 +46,7 @@ const NO_KEY = Object.freeze({ detail: 'No key matches the token' })
  * throws, rejects, takes over 5 s or gives a key that does not fit the
  * pinned algorithm is `unavailable` (a 503: the caller's token may be fine;
  * the reason goes to the log as the error's cause, never the key).
- * D-AUTH-?? (a key resolver beside secret, publicKey and jwksUri).
+ * D-AUTH-51.
  */
 export class KeyResolver {
   readonly #resolve: JwtKeyResolver

@@ -17,7 +17,7 @@ export interface ClaimMatcher {
  * stateful `g`/`y` flags, or a non-empty list of them. A string matches
  * exactly (case-sensitive, RFC 7519 §2 StringOrURI); a RegExp as
  * `RegExp.test` does, anywhere in the value unless anchored.
- * D-AUTH-?? (claim matchers: exact strings, stateless RegExps).
+ * D-AUTH-48.
  */
 export function compileClaimPatterns (option: unknown, fail: (problem: string) => never): ClaimMatcher {
   const items: readonly unknown[] = Array.isArray(option) ? option : [option]

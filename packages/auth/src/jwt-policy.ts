@@ -42,7 +42,7 @@ const MATCHED: ReadonlyArray<readonly [keyof ClaimPolicyOptions, string, string]
  * Compiles the policy options of a verifier; throws through `fail(option,
  * problem)` (the caller names `jwt.<name>.<option>`). Undefined when none is
  * set, so such a verifier pays nothing.
- * D-AUTH-?? (typ, requiredClaims and claim matchers).
+ * D-AUTH-48 (claim matchers), D-AUTH-49 (typ and requiredClaims).
  */
 export function claimPolicy (options: ClaimPolicyOptions, fail: (option: string, problem: string) => never): ClaimPolicy | undefined {
   const checks: ClaimPolicy[] = []

@@ -29,7 +29,7 @@ export const REVOCATION_TIMEOUT_MS = 5000
  * verifier's `cacheTtl`, at most `jwtCache.ttl`, never past `exp`), after
  * which the hook is asked again. Concurrent first requests with one token
  * share one call.
- * D-AUTH-?? (isRevoked: revoked stays revoked; "not revoked" trusted for the cache lifetime).
+ * D-AUTH-52.
  */
 export class RevocationCheck {
   readonly #isRevoked: JwtRevocationCheck

@@ -145,7 +145,7 @@ const bearerEntry = Type.Object({
  * schema; `source` is an entry or anything, and the resolver tells them
  * apart by type and names what is wrong. `patternProperties` lets the
  * config loader convert the entries' snake_case keys.
- * D-AUTH-?? (the three forms of basic).
+ * D-AUTH-41.
  */
 function entriesOr (entry: typeof basicEntry | typeof bearerEntry, ...sources: string[]): ReturnType<typeof Type.Object> {
   const properties = Object.fromEntries(sources.map((key) => [key, Type.Optional(Type.Union([entry, Type.Unsafe<unknown>(Type.Any())]))]))

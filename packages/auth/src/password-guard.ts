@@ -80,7 +80,7 @@ function addressOf (request: unknown): string | undefined {
  * `Retry-After`, never queued), and, with a lockout, the server login's
  * claim-then-settle counting per identity and per client address (DESIGN
  * §10), under the same keys (`identity:<id>`, `address:<ip>`).
- * D-AUTH-?? (bounded Basic verifications); D-AUTH-?? (Basic lockout, opt-in).
+ * D-AUTH-43 (bounded Basic verifications), D-AUTH-44 (Basic lockout, opt-in).
  */
 export class PasswordGuard {
   readonly #limit: number

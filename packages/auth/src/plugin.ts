@@ -19,7 +19,7 @@ export const authHook: FastifyPluginAsync<AuthOptions> = async function auth (ap
   const core = await AuthCore.create(options)
   announceAccepted(app, core, options.challengeAnonymous ?? false)
   const { jwtCookie } = options
-  // The cookie gives ambient authority, as the session cookie does: csrf checks it (D-CSRF-??).
+  // The cookie gives ambient authority, as the session cookie does: csrf checks it (D-CSRF-09).
   if (jwtCookie !== undefined) declareCredentialCookie(app, jwtCookie)
 
   app.addHook('onRequest', function authenticate (request, _reply, done) {
@@ -57,8 +57,7 @@ export const authHook: FastifyPluginAsync<AuthOptions> = async function auth (ap
   // The JWT cookie, read only without an Authorization header. An expired
   // token on a route that needs no caller leaves the request anonymous (a
   // browser keeps a stale cookie; open pages must still open); anywhere
-  // else a refused cookie token is the 401 a header token gets.
-  // D-AUTH-?? (a JWT from a cookie; expired means anonymous on open routes).
+  // else a refused cookie token is the 401 a header token gets (D-AUTH-53).
   function fromCookie (request: FastifyRequest, name: string, done: (err?: Error) => void): void {
     const token = cookieToken(app, request, name)
     if (token === undefined) {

@@ -23,7 +23,7 @@ const seconds = (ms: number): number => Math.floor(ms / 1000)
  * 4. Otherwise If-Modified-Since, when a valid HTTP-date and a Last-Modified
  *    is known: not modified since → 304.
  * Dates that are not HTTP-dates are ignored (§13.1.3, §13.1.4).
- * D-CACHE-04; D-CACHE-?? (If-Match and If-Unmodified-Since on GET and HEAD; the whole §13.2.2 order).
+ * D-CACHE-04, D-CACHE-10.
  */
 export function evaluatePreconditions (headers: IncomingHttpHeaders, etag: string | undefined, lastModified: number): Precondition {
   const ifMatch = headers['if-match']

@@ -42,7 +42,7 @@ export async function contentEtagSetter (plugin: EtagPlugin = fastifyEtag as unk
       return collector
     }
   }
-  // D-CACHE-?? (content ETag algorithm): the peer's own options, so its tags are what the peer would send.
+  // D-CACHE-08: the peer's own options, so its tags are what the peer would send.
   const hashing = options.algorithm === 'fnv1a' ? { hashFn: fnv1a } : { algorithm: options.algorithm }
   await plugin(collector, { replyWith304: false, weak: options.weak, ...hashing })
   if (hook === undefined) throw new GATEHOUSE_CACHE_ETAG_UNSUPPORTED('@fastify/etag added no onSend hook; this version is not supported by @fastify-gatehouse/cache')

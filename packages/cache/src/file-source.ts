@@ -18,7 +18,7 @@ export function filePathOf (request: FastifyRequest, payload: unknown): string |
  * Whether a range of `payload` can be served: a string or Buffer (its bytes
  * are the representation), or an `fs.ReadStream` of the whole file at
  * `path` (reopened at the range). Any other stream is sent whole.
- * D-CACHE-?? (the cache serves byte ranges of file responses).
+ * D-CACHE-11.
  */
 export function sliceable (payload: unknown, path: string): boolean {
   if (typeof payload === 'string' || Buffer.isBuffer(payload)) return true

@@ -29,20 +29,20 @@ export interface CacheOptions {
    * cryptographic; @fastify/etag's) or any hash `node:crypto` knows
    * (`crypto.getHashes()`: `'sha1'`, `'md5'`, `'sha256'` …). Only with
    * `etag: 'content'`. Default: `'sha1'`.
-   * D-CACHE-?? (content ETag algorithm).
+   * D-CACHE-08.
    */
   etagAlgorithm?: string
   /**
    * Mark the ETags this component makes (content and file) weak (`W/"…"`).
    * A weak tag never satisfies `If-Match` or an `If-Range` tag (both use the
    * strong comparison). Route-set ETags are left as they are. Default: `false`.
-   * D-CACHE-?? (weakEtags marks file ETags weak too).
+   * D-CACHE-09.
    */
   weakEtags?: boolean
   /**
    * Serve one byte range of a file response (`Range: bytes=…` on GET → 206,
    * `If-Range` honoured) and send `Accept-Ranges: bytes`. Default: `true`.
-   * D-CACHE-?? (the cache serves byte ranges of file responses).
+   * D-CACHE-11, D-CACHE-12.
    */
   acceptRanges?: boolean
 }
@@ -100,7 +100,7 @@ export function resolveCacheOptions (options: CacheOptions): ResolvedCacheOption
   if (resolved.immutable && resolved.maxAge === 0) {
     throw new GATEHOUSE_CACHE_INVALID_OPTIONS('immutable', 'needs maxAge > 0 (an immutable response that is already stale is a contradiction)')
   }
-  // D-CACHE-?? (content ETag algorithm): an option that would change nothing is refused, not ignored.
+  // D-CACHE-08: an option that would change nothing is refused, not ignored.
   if (options.etagAlgorithm !== undefined && resolved.etag !== 'content') {
     throw new GATEHOUSE_CACHE_INVALID_OPTIONS('etagAlgorithm', "only applies with etag: 'content' (file ETags are not hashes)")
   }

@@ -33,7 +33,7 @@ function answerNotModified (request: FastifyRequest, reply: FastifyReply, payloa
  * Turns the response into a 412 (the errors component's shape and code).
  * The body would not be sent, and Cache-Control belongs to the
  * representation: a stored 412 must not answer later requests.
- * D-CACHE-?? (If-Match and If-Unmodified-Since on GET and HEAD; the whole §13.2.2 order).
+ * D-CACHE-10.
  */
 function refuse (reply: FastifyReply, payload: unknown, header: 'If-Match' | 'If-Unmodified-Since', done: Done): void {
   discard(payload)
@@ -87,7 +87,7 @@ export const cache: FastifyPluginAsync<CacheOptions> = async function cache (app
       // D-CACHE-03: a response to an authenticated caller must not land in a shared cache.
       reply.header('cache-control', request.scope?.auth == null ? publicCacheControl : privateCacheControl)
     }
-    // D-CACHE-?? (the cache serves byte ranges of file responses): a route's own Accept-Ranges decides (`none` turns ranges off).
+    // D-CACHE-11: a route's own Accept-Ranges decides (`none` turns ranges off).
     let file: RangeSource | undefined
     if (opts.acceptRanges && sliceable(payload, path)) {
       const advertised = reply.getHeader('accept-ranges')

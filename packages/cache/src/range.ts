@@ -19,7 +19,7 @@ const SINGLE_RANGE = /^bytes=[ \t]*(\d*)-(\d*)[ \t]*$/i
  * or undefined when the value is to be ignored and the whole representation
  * sent: malformed (§14.2: a server MAY ignore Range), another unit, or more
  * than one range.
- * D-CACHE-?? (the cache serves byte ranges of file responses): one range only, no multipart/byteranges.
+ * D-CACHE-11: one range only, no multipart/byteranges.
  */
 export function parseRange (value: string, length: number): ByteRange | typeof UNSATISFIABLE | undefined {
   const m = SINGLE_RANGE.exec(value)
@@ -54,7 +54,7 @@ function digits (s: string): number {
  * (at the one-second precision it is sent with) and Last-Modified must be a
  * strong validator, i.e. at least one second before `now` (§8.8.2.2). Any
  * other value is false: the whole representation is sent.
- * D-CACHE-?? (If-Range: the strong ETag, or the exact Last-Modified).
+ * D-CACHE-12.
  */
 export function ifRangeHolds (value: string, etag: string | undefined, lastModified: number, now: number): boolean {
   const c = value.charCodeAt(0)

@@ -19,7 +19,7 @@ type Done = (err: Error | null, payload?: unknown) => void
  * exists. A string or Buffer body is cut itself (its bytes are the
  * representation, whatever the file holds); a file stream is replaced by one
  * over the range, so no unrequested byte is read.
- * D-CACHE-?? (the cache serves byte ranges of file responses).
+ * D-CACHE-11.
  */
 export function sendRange (request: FastifyRequest, reply: FastifyReply, payload: unknown, file: RangeSource,
   etag: string | undefined, lastModified: number, done: Done): void {

@@ -23,7 +23,7 @@ type ZlibClass = new (options?: zlib.ZlibOptions & zlib.BrotliOptions) => Transf
  * megabytes, so the count sits in `push` itself: every chunk zlib makes
  * goes through it, read or not, and once destroyed zlib makes no more.
  * Memory stays within `limit` plus one chunk (16 KiB) whatever the ratio.
- * D-COMPRESSION-?? (request bodies decoded with a streaming limit).
+ * D-COMPRESSION-12.
  */
 function bounded (Base: ZlibClass, coding: string): new (limit: number) => Decoder {
   return class BoundedDecoder extends Base implements Bounded {

@@ -38,7 +38,7 @@ export function createEncoder (name: Encoding, level: number): Encoder {
   }
   // RFC 9110 §8.4.1.2: "deflate" is the zlib format (RFC 1950), not raw
   // deflate; a few old clients got this wrong, hence gzip's precedence in
-  // the documented order (D-COMPRESSION-?? (deflate is the zlib format)).
+  // the documented order (D-COMPRESSION-08).
   if (name === 'deflate') {
     const options: zlib.ZlibOptions = { level }
     return {

@@ -31,7 +31,7 @@ type Done = (err: Error | null, payload?: unknown) => void
 /**
  * The coding for this request under `settings`, or null for identity: the
  * client's Accept-Encoding, unless it opted out with X-No-Compression
- * where that is honoured. D-COMPRESSION-?? (X-No-Compression, off by default).
+ * where that is honoured (D-COMPRESSION-10).
  */
 function chooseCoding (request: FastifyRequest, settings: ResponseSettings): Encoding | null {
   if (settings.noCompressionHeader && request.headers['x-no-compression'] !== undefined) return null
@@ -79,7 +79,7 @@ export const compression: FastifyPluginAsync<CompressionOptions> = async functio
       return
     }
     // The first chunk says whether the route streams gzip bytes of its own
-    // (D-COMPRESSION-?? (a gzip body is never compressed twice)); none (an
+    // (D-COMPRESSION-11); none (an
     // empty stream, or one failing first) leaves nothing to encode.
     peekFirstChunk(payload, (first) => {
       if (first === null || isGzip(first)) {

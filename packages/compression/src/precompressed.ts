@@ -5,7 +5,7 @@ import type { Readable } from 'node:stream'
  * ID2 0x8b, CM 8): a body the route compressed itself without saying so.
  * Only gzip is recognised: the zlib format's two header bytes are a
  * checksum that ordinary text can satisfy (`x^` is one).
- * D-COMPRESSION-?? (a gzip body is never compressed twice).
+ * D-COMPRESSION-11.
  */
 export function isGzip (bytes: unknown): boolean {
   if (!(bytes instanceof Uint8Array)) return false

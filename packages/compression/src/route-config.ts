@@ -50,7 +50,7 @@ function compile (value: unknown, base: ResolvedCompressionOptions, where: strin
  * The per-route half of the component: `onRoute` compiles each route's
  * `config.compression` once (a bad value fails the boot, naming the route),
  * and `settingsOf` finds it again per request.
- * D-COMPRESSION-?? (per-route settings compiled at boot).
+ * D-COMPRESSION-09.
  */
 export function routeSettings (base: ResolvedCompressionOptions, plugin: Settings, log: FastifyBaseLogger): {
   onRoute: (route: RouteOptions) => Settings | undefined

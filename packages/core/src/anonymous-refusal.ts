@@ -36,7 +36,7 @@ function orList (names: readonly string[]): string {
  * names the schemes (`Sign in with Basic or Bearer credentials`), and with
  * `challengeAnonymous` (the route's, else auth's) it is a 401
  * `GATEHOUSE_CORE_UNAUTHENTICATED` carrying auth's challenges.
- * D-RULES-?? (anonymous callers may be challenged).
+ * D-RULES-11.
  */
 export function anonymousRefusal (config: unknown): Error {
   const accepts = typeof config === 'object' && config !== null ? acceptsOf(config) : undefined

@@ -6,8 +6,7 @@ import { processWide } from './shared-identity.js'
 // csrf component checks every unsafe request carrying one, so neither
 // depends on the other (DESIGN §1: components depend on core only).
 // Kept per app (its HTTP server, shared by every encapsulated context) and
-// process-wide, so two copies of core agree (D-CORE-05).
-// D-CSRF-?? (credential cookies declared through core).
+// process-wide, so two copies of core agree (D-CORE-05). D-CSRF-09.
 const declared = processWide('core.credentialCookies.v1', () => new WeakMap<object, Set<string>>())
 
 interface HasServer {

@@ -10,7 +10,8 @@ const BODY_HEADERS = new Set(['content-type', 'content-length', 'content-encodin
  * applies `error.headers` only in its default handler, so an app with its
  * own `setErrorHandler` would answer a 401 without its challenge. Fastify
  * runs `onError` hooks before the error handler; the happy path never sees
- * this hook. D-CORE-?? (error headers reach any error handler).
+ * this hook.
+ * D-CORE-06.
  */
 export const addErrorHeaders: onErrorHookHandler = function addErrorHeaders (_request, reply, error, done) {
   if (error instanceof HttpError && !reply.raw.headersSent) {

@@ -21,7 +21,7 @@ type AddHook = (this: FastifyInstance, name: string, fn: unknown) => FastifyInst
  * order (`middlewareChain` sorts them), so e.g. cors registered after auth
  * leaves its headers off auth's refusals. A warning, not a boot error: the
  * app may mean it, and nothing is unsafe.
- * D-CHAIN-?? (components registered alone out of order are named at boot).
+ * D-CHAIN-13.
  */
 export async function watchRegistrationOrder (app: FastifyInstance, name: string, order: number, register: () => Promise<unknown>): Promise<void> {
   const own = Object.getOwnPropertyDescriptor(app, 'addHook')

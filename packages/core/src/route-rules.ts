@@ -133,7 +133,7 @@ export function enforceRouteRules (app: FastifyInstance): void {
       const caller = request.scope?.auth ?? null
       // D-RULES-02: an anonymous caller never satisfies a rule, even a purely negative one.
       if (allows !== undefined && (caller === null || !allows(caller))) {
-        // What auth accepts is read from the config only on this path (D-RULES-??).
+        // What auth accepts is read from the config only on this path (D-RULES-11).
         done(caller === null ? anonymousRefusal(request.routeOptions.config) : new GATEHOUSE_CORE_FORBIDDEN())
         return
       }

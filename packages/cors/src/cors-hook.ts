@@ -77,7 +77,7 @@ export function corsHook (setup: HookSetup): onRequestHookHandler {
     } else if (own !== undefined) {
       const compiled = config?.[key] as CorsPolicy | undefined
       if (compiled === undefined) {
-        // Fail closed: the route's own options were never seen (D-CORS-?? (per-route config.cors options)).
+        // Fail closed: the route's own options were never seen (D-CORS-06).
         if (!uncompiled.has(config as object)) {
           uncompiled.add(config as object)
           request.log.error(`cors: route ${request.routeOptions.method} ${request.routeOptions.url} has config.cors options that cors never compiled (the route was declared before cors was registered); its responses get no CORS headers: declare routes after cors`)
@@ -98,11 +98,11 @@ export function corsHook (setup: HookSetup): onRequestHookHandler {
 /**
  * The function form: the origin is allowed when it answers true; a throw or
  * rejection is "not allowed", logged, never a 500.
- * D-CORS-?? (an allowOrigins function returns a boolean; a failure means not allowed).
+ * D-CORS-07.
  */
 function decide (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction, policy: CorsPolicy, origin: string, requested: string | undefined, strict: boolean): void {
-  // `null` and what is not an origin never reach the function (D-CORS-03;
-  // D-CORS-?? (null stays never echoed, by RegExps and functions too)).
+  // `null` and what is not an origin never reach the function (D-CORS-03,
+  // D-CORS-08, D-CORS-09).
   if (!showable(origin)) {
     finish(request, reply, done, policy, undefined, requested, strict)
     return
@@ -166,8 +166,7 @@ function finish (request: FastifyRequest, reply: FastifyReply, done: HookHandler
 
 // With strictPreflight every OPTIONS is taken as a preflight, so one
 // without Access-Control-Request-Method is refused (400), after the
-// headers that let the page read why.
-// D-CORS-?? (strictPreflight is the peer's, off by default).
+// headers that let the page read why. D-CORS-10.
 function refuseOrContinue (request: FastifyRequest, done: HookHandlerDoneFunction, requested: string | undefined, strict: boolean): void {
   if (strict && requested === undefined && request.method === 'OPTIONS') {
     done(new GATEHOUSE_CORS_INVALID_PREFLIGHT('it has no Access-Control-Request-Method header'))

@@ -35,8 +35,7 @@ export function parseOrigins (value: AllowOrigins | undefined, fallback: readonl
       items.push(origin)
     } else if (item instanceof RegExp) {
       // With g or y, test() starts at lastIndex, which the previous test
-      // moved: every other request from an allowed origin would be refused.
-      // D-CORS-?? (origin RegExps: g/y refused).
+      // moved: every other request from an allowed origin would be refused (D-CORS-08).
       if (item.global || item.sticky) {
         throw new GATEHOUSE_CORS_INVALID_OPTIONS(name, `${String(item)}: the g and y flags make RegExp.test() stateful (it resumes at lastIndex); drop them`)
       }
@@ -82,7 +81,7 @@ export function originTest (items: ReadonlyArray<string | RegExp>, echo: boolean
  * Whether a request's Origin may be shown to a RegExp or the function: a
  * serialized origin (lower-case `scheme://host[:port]`, as browsers send
  * it), not `null`, not over-long. Anything else is not allowed, unseen.
- * D-CORS-?? (origin RegExps: only serialized origins tested).
+ * D-CORS-08, D-CORS-09.
  */
 export function showable (origin: string): boolean {
   return origin.length <= MAX_ORIGIN_LENGTH && isSerializedOrigin(origin)

@@ -1,6 +1,5 @@
 // The classic mistakes of an origin RegExp, found at boot and logged as
-// warnings (the RegExp still works as written: it may be meant).
-// D-CORS-?? (origin RegExps: classic mistakes warned).
+// warnings (the RegExp still works as written: it may be meant). D-CORS-08.
 
 interface Shape {
   /** A `|` outside every group and class: each alternative is anchored on one side only. */

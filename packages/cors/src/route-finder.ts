@@ -11,7 +11,7 @@ import type { CorsPolicy } from './policy.js'
 // the same library with the same matching options, and asks it which route
 // the preflight is about. Only preflights consult it, and only when a route
 // of the scope has its own `config.cors`.
-// D-CORS-?? (a preflight is answered with the options of the route it asks about).
+// D-CORS-05.
 
 /** What a route of the scope says: its own policy, `false` (no CORS), or `undefined` (the component's). */
 export type RouteCors = CorsPolicy | false | undefined

@@ -13,7 +13,7 @@ import { originWarnings } from './warnings.js'
  * components merge over different options). Bad values are boot errors
  * naming the route and the key. Every route of the scope is recorded in
  * `finder`, for preflights.
- * D-CORS-?? (per-route config.cors options: compiled in onRoute, fail closed when unseen).
+ * D-CORS-06.
  */
 export function compileRouteOptions (app: FastifyInstance, component: CorsOptions, key: symbol, finder: RouteFinder | undefined): void {
   // Fastify copies a GET route into its HEAD route, config included: the

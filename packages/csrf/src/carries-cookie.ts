@@ -11,7 +11,7 @@ import type {} from '@fastify/cookie'
  * spelling the session reads (`Cookie:  session_id = …`), and sees no name
  * the session would not read.
  * D-CSRF-07 (supersedes D-CSRF-06): one cookie parser for csrf and the session.
- * D-CSRF-?? (credential cookies declared through core).
+ * D-CSRF-09: cookies declared through core as credentials are checked too.
  */
 export function cookieTest (app: FastifyInstance, name: string, declared: ReadonlySet<string> = new Set()): (request: FastifyRequest) => boolean {
   return function carriesCookie (request) {

@@ -37,7 +37,7 @@ export const sessionHooks: FastifyPluginAsync<SessionOptions> = async function s
   // starts a new record, so its createdAt is when the caller signed in
   // (D-SESSION-22), unless the sign-in said otherwise (an OIDC auth_time, D-OIDC-12).
   // The record's claims are copied and frozen here, once per record: a hit
-  // allocates nothing. D-SESSION-?? (claims in the session record).
+  // allocates nothing (D-SESSION-26).
   const avatars = new WeakMap<SessionRecord, Avatar>()
 
   function avatarFor (record: SessionRecord, identity: string, tags: readonly string[]): Avatar {

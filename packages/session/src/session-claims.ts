@@ -8,7 +8,7 @@ import { MAX_SESSION_CLAIMS_BYTES } from './session-store.js'
  * `GATEHOUSE_SESSION_INVALID_LOGIN` for anything a session avatar could not
  * carry on every later request: not a plain object, not JSON, larger than
  * {@link MAX_SESSION_CLAIMS_BYTES} or nested deeper than an Avatar takes.
- * D-SESSION-?? (claims in the session record).
+ * D-SESSION-26.
  */
 export function loginClaims (value: unknown): Readonly<Record<string, unknown>> | null {
   if (value === null || value === undefined) return null

@@ -45,7 +45,7 @@ export interface SessionRecord {
 /**
  * The most a session's `claims` take as JSON (UTF-8 bytes): what `login`
  * accepts and what every store keeps per signed-in session at most.
- * D-SESSION-?? (claims in the session record).
+ * D-SESSION-26.
  */
 export const MAX_SESSION_CLAIMS_BYTES = 4096
 

@@ -32,7 +32,7 @@ const size = (claims: Record<string, unknown>): number => Buffer.byteLength(JSON
  * `MAX_SESSION_CLAIMS_BYTES` as JSON: only the standard ones and the
  * identity claim (`dropped` names the rest); still over: `tooLarge`, and
  * the sign-in is refused.
- * D-OIDC-?? (the claims an OIDC session keeps).
+ * D-OIDC-13.
  */
 export function sessionClaims (idToken: Record<string, unknown>, userinfo: Record<string, unknown> | undefined, identityClaim: string): KeptClaims {
   const all: Record<string, unknown> = {}

@@ -231,8 +231,7 @@ export class OidcMethod implements AuthMethod {
       request.log.warn(`oidc:${this.name}: callback refused: a re-authentication, but the id_token's auth_time ${authTime === null ? 'is missing or in the future' : 'predates its start'}`)
       throw oidcFailed('The provider did not ask you to sign in again')
     }
-    // Kept with the session for its avatar; logged by name and size only (they may be personal data).
-    // D-OIDC-?? (the claims an OIDC session keeps).
+    // Kept with the session for its avatar; logged by name and size only (they may be personal data). D-OIDC-13.
     const found = sessionClaims(claims, userinfo, claim)
     if ('tooLarge' in found) {
       request.log.warn(`oidc:${this.name}: callback refused: the standard claims alone take ${found.tooLarge} bytes as JSON, more than a session keeps (${MAX_SESSION_CLAIMS_BYTES})`)
