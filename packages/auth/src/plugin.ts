@@ -1,10 +1,10 @@
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify'
-import { Avatar, declareCredentialCookie, HttpError, routeNeedsCaller } from '@fastify-gatehouse/core'
+import { Avatar, declareCredentialCookie, routeNeedsCaller } from '@fastify-gatehouse/core'
 import { announceAccepted } from './anonymous-challenge.js'
 import { AuthCore } from './auth-core.js'
 import { cookieToken } from './jwt-cookie.js'
 import { repeatsAuthorization } from './duplicate-authorization.js'
-import { DUPLICATE_AUTHORIZATION } from './errors.js'
+import { DUPLICATE_AUTHORIZATION, refusal } from './errors.js'
 import { KNOWN_SECTIONS, type AuthOptions } from './options.js'
 
 /**
@@ -33,7 +33,7 @@ export const authHook: FastifyPluginAsync<AuthOptions> = async function auth (ap
       return
     }
     if (repeatsAuthorization(request.raw.rawHeaders)) {
-      done(new HttpError(400, 'Send one Authorization header, not several', { code: DUPLICATE_AUTHORIZATION }))
+      done(refusal(400, 'Send one Authorization header, not several', { code: DUPLICATE_AUTHORIZATION }))
       return
     }
     let caller: Avatar | Promise<Avatar>
