@@ -1,11 +1,11 @@
 // Instructions per lookup in auth's SecretTable (static bearer tokens and
 // Basic credentials) at 1..16 entries, scanned in constant time and looked
-// up by SHA-256: where the two cross is SCAN_LIMIT. Counted under callgrind
+// up by SHA-256: where the two cross sets SCAN_BUDGET. Counted under callgrind
 // in one worker process (bench/lib/micro.ts).
 //   node --import tsx scan-limit.ts [--warmup 20000] [--lookups 20000] [--sizes 1,2,4] [--write]
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
-import { SCAN_LIMIT } from '../packages/auth/src/secret-table.js'
+import { SCAN_BUDGET } from '../packages/auth/src/secret-table.js'
 import { publish, wholeNumber } from './lib/cli.js'
 import { countCases } from './lib/micro.js'
 import { caseName, KINDS, MAX_ENTRIES } from './lib/scan-limit-worker.js'
@@ -38,7 +38,7 @@ const cell = (kind: string, n: number) => {
 const table = [
   '### Static secrets: constant-time scan against SHA-256 lookup, instructions per lookup',
   '',
-  `Command: \`pnpm --filter @fastify-gatehouse/bench exec node --import tsx scan-limit.ts --warmup ${warmup} --lookups ${lookups}${values.sizes === undefined ? '' : ` --sizes ${values.sizes}`}\` (needs valgrind) · ${new Date().toISOString().slice(0, 10)} · Node ${process.version} · one worker under \`valgrind --tool=callgrind\` with \`node --single-threaded --max-semi-space-size=1\`; each case warmed up, counters zeroed, ${lookups} lookups of the last entry's secret counted, an empty case's count subtracted; SCAN_LIMIT at the time: ${SCAN_LIMIT}.`,
+  `Command: \`pnpm --filter @fastify-gatehouse/bench exec node --import tsx scan-limit.ts --warmup ${warmup} --lookups ${lookups}${values.sizes === undefined ? '' : ` --sizes ${values.sizes}`}\` (needs valgrind) · ${new Date().toISOString().slice(0, 10)} · Node ${process.version} · one worker under \`valgrind --tool=callgrind\` with \`node --single-threaded --max-semi-space-size=1\`; each case warmed up, counters zeroed, ${lookups} lookups of the last entry's secret counted, an empty case's count subtracted; `SCAN_BUDGET` at the time: ${SCAN_BUDGET} characters (entries × candidate length).`,
   '',
   '| entries | 43-char token: scan | token: SHA-256 | Basic credential (32 chars): scan | Basic: SHA-256 |',
   '| ---: | ---: | ---: | ---: | ---: |',
