@@ -38,7 +38,7 @@ const cell = (kind: string, n: number) => {
 const table = [
   '### Static secrets: constant-time scan against SHA-256 lookup, instructions per lookup',
   '',
-  `Command: \`pnpm --filter @fastify-gatehouse/bench exec node --import tsx scan-limit.ts --warmup ${warmup} --lookups ${lookups}${values.sizes === undefined ? '' : ` --sizes ${values.sizes}`}\` (needs valgrind) · ${new Date().toISOString().slice(0, 10)} · Node ${process.version} · one worker under \`valgrind --tool=callgrind\` with \`node --single-threaded --max-semi-space-size=1\`; each case warmed up, counters zeroed, ${lookups} lookups of the last entry's secret counted, an empty case's count subtracted; `SCAN_BUDGET` at the time: ${SCAN_BUDGET} characters (entries × candidate length).`,
+  `Command: \`pnpm --filter @fastify-gatehouse/bench exec node --import tsx scan-limit.ts --warmup ${warmup} --lookups ${lookups}${values.sizes === undefined ? '' : ` --sizes ${values.sizes}`}\` (needs valgrind) · ${new Date().toISOString().slice(0, 10)} · Node ${process.version} · one worker under \`valgrind --tool=callgrind\` with \`node --single-threaded --max-semi-space-size=1\`; each case warmed up, counters zeroed, ${lookups} lookups of the last entry's secret counted, an empty case's count subtracted; SCAN_BUDGET at the time: ${SCAN_BUDGET} characters (entries × candidate length).`,
   '',
   '| entries | 43-char token: scan | token: SHA-256 | Basic credential (32 chars): scan | Basic: SHA-256 |',
   '| ---: | ---: | ---: | ---: | ---: |',
