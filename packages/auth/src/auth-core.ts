@@ -57,6 +57,7 @@ export class AuthCore {
   readonly challenges: readonly string[]
   // Refusals of a token that was valid once (exp, maxAge): authenticateJwt may take them as no token.
   readonly #expiredRefusals = new WeakSet<HttpError>()
+  readonly #challenges401 = new BoundedCache<string>(64)
 
   private constructor (options: ResolvedAuthOptions, verifiers: readonly JwtVerifier[], now: () => number) {
     const { realm } = options
@@ -99,7 +100,17 @@ export class AuthCore {
   }
 
   #bearerChallenge (error?: string, description?: string): string {
-    return this.#scheme.challenge(this.#realm, error, description)
+    if (error === undefined) return this.#scheme.challenge(this.#realm, error, description)
+    // A refusal's challenge is one of a few: formatting it (quoting, checking
+    // characters) was a fifth of what refusing garbage cost. Bounded: a detail
+    // may name a claim. D-AUTH-?? (refusals without a stack trace).
+    const key = `${error}\n${description ?? ''}`
+    let challenge = this.#challenges401.get(key, 0)
+    if (challenge === undefined) {
+      challenge = this.#scheme.challenge(this.#realm, error, description)
+      this.#challenges401.set(key, challenge, Number.POSITIVE_INFINITY)
+    }
+    return challenge
   }
 
   #invalidToken (detail: string): HttpError {
