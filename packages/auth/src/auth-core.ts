@@ -69,7 +69,7 @@ export class AuthCore {
     this.#tokenFunction = tokens instanceof TokenFunction ? tokens : undefined
     this.#verifiers = verifiers
     for (const v of verifiers) this.#byAlgorithm.set(v.algorithm, [...(this.#byAlgorithm.get(v.algorithm) ?? []), v])
-    // D-AUTH-?? (verifiers picked by kid and issuer): with one verifier the
+    // D-AUTH-58: with one verifier the
     // signature is checked before the payload is parsed, as ever; with
     // several, an issuer list lets a token skip the others' signature checks.
     for (const [alg, list] of this.#byAlgorithm) this.#byIssuer.set(alg, list.length > 1 && list.some((v) => v.hasIssuers))
@@ -103,7 +103,7 @@ export class AuthCore {
     if (error === undefined) return this.#scheme.challenge(this.#realm, error, description)
     // A refusal's challenge is one of a few: formatting it (quoting, checking
     // characters) was a fifth of what refusing garbage cost. Bounded: a detail
-    // may name a claim. D-AUTH-?? (refusals without a stack trace).
+    // may name a claim. D-AUTH-56.
     const key = `${error}\n${description ?? ''}`
     let challenge = this.#challenges401.get(key, 0)
     if (challenge === undefined) {
@@ -138,8 +138,9 @@ export class AuthCore {
       if (header.startsWith(this.#scheme.prefix) && this.#acceptsBearer) {
         const token = header.slice(this.#scheme.prefix.length)
         if (!token.startsWith('gak_')) {
-          // A configured token or a cached JWT was checked when it was stored.
-          const known = this.#tokens?.find(token) ?? this.#jwtCache.get(token, this.#now())
+          // A configured token or a cached JWT was checked when it was stored;
+          // with bearer.auth, the function is asked first, cached JWT or not (D-AUTH-46).
+          const known = this.#tokens?.find(token) ?? (this.#tokenFunction === undefined ? this.#jwtCache.get(token, this.#now()) : undefined)
           if (known !== undefined) return known
         }
         if (TOKEN68.test(token)) return this.#bearerToken(token, request)

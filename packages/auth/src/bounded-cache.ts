@@ -15,7 +15,7 @@ export const EVICTION_SAMPLE = 4
  * a random eviction keeps most of a cyclic working set, the mark keeps the
  * keys read often, as an LRU would. O(1): entries sit in arrays, indexed by
  * a Map; a removal moves the last slot into the freed one. No timers.
- * D-AUTH-?? (a cache without the LRU's cliff).
+ * D-AUTH-57.
  */
 export class BoundedCache<V> {
   readonly #max: number

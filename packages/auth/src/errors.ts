@@ -61,7 +61,7 @@ export function storeFull (detail: string): HttpError {
  * accepted one), so garbage sent in a loop cost the server far more than
  * the real thing. A refusal is the caller's, not a fault of ours: where it
  * was thrown says nothing (`stack` is then just the name and message).
- * D-AUTH-?? (refusals without a stack trace).
+ * D-AUTH-56.
  */
 export function refusal (status: number, detail: string, options: HttpErrorOptions): HttpError {
   const limit = Error.stackTraceLimit

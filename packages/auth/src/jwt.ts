@@ -115,7 +115,10 @@ export interface JwtFailure {
 /** A verified token: the caller, and until when the verification holds (ms). */
 export interface VerifiedJwt {
   readonly avatar: Avatar
+  /** Until when the avatar may be cached: `expiresAt`, capped by the verifier's `cacheTtl`. */
   readonly validUntil: number
+  /** Until when the token itself holds: `exp`, or `iat + maxAge`, whichever is first. */
+  readonly expiresAt: number
 }
 
 type RemoteKeys = ReturnType<typeof createRemoteJWKSet>
@@ -252,7 +255,7 @@ export class JwtVerifier {
    * is not JSON (the signature is then checked first, as always). A token
    * is refused by a skipped verifier exactly as it would be after the
    * check; nothing in it is trusted before a signature passes.
-   * D-AUTH-?? (verifiers picked by kid and issuer).
+   * D-AUTH-58.
    */
   cannotAccept (jws: DecodedJws, byIssuer: boolean): JwtFailure | undefined {
     if (this.#kid !== undefined) {
@@ -309,7 +312,8 @@ export class JwtVerifier {
   // The isRevoked hook, asked last: only about a token that passed every other check.
   #unlessRevoked (result: VerifiedJwt | JwtFailure, jws: DecodedJws, now: number, request: FastifyRequest | undefined): VerifiedJwt | JwtFailure | Promise<VerifiedJwt | JwtFailure> {
     if (this.#revocation === undefined || !('avatar' in result)) return result
-    const answer = this.#revocation.check(jws.signingInput, result.avatar.claims!, result.validUntil, now, request)
+    // A revoked token stays refused until it expires, not only for cacheTtl (D-AUTH-52).
+    const answer = this.#revocation.check(jws.signingInput, result.avatar.claims!, result.expiresAt, now, request)
     return answer instanceof Promise ? answer.then((a) => revocationOutcome(a, result)) : revocationOutcome(answer, result)
   }
 
@@ -335,7 +339,7 @@ export class JwtVerifier {
       // past Avatar's depth: a refusal, never a 500 (verify never throws).
       return { detail: 'The token claims are not plain JSON data' }
     }
-    return { avatar, validUntil }
+    return { avatar, validUntil, expiresAt: checked.validUntil }
   }
 }
 

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify'
-import { Avatar, declareCredentialCookie, routeNeedsCaller } from '@fastify-gatehouse/core'
+import { Avatar, credentialCookiesGuarded, declareCredentialCookie, routeNeedsCaller } from '@fastify-gatehouse/core'
 import { announceAccepted } from './anonymous-challenge.js'
 import { AuthCore } from './auth-core.js'
 import { cookieToken } from './jwt-cookie.js'
@@ -20,7 +20,15 @@ export const authHook: FastifyPluginAsync<AuthOptions> = async function auth (ap
   announceAccepted(app, core, options.challengeAnonymous ?? false)
   const { jwtCookie } = options
   // The cookie gives ambient authority, as the session cookie does: csrf checks it (D-CSRF-09).
-  if (jwtCookie !== undefined) declareCredentialCookie(app, jwtCookie)
+  if (jwtCookie !== undefined) {
+    declareCredentialCookie(app, jwtCookie)
+    // Without csrf a cross-site form post carries the cookie unchecked (D-CSRF-09).
+    app.addHook('onReady', async function warnUnguardedCookie () {
+      if (!credentialCookiesGuarded(app)) {
+        app.log.warn(`auth: jwtCookie "${jwtCookie}" authenticates requests that another site can make the browser send; register the csrf component, or give the cookie SameSite=Strict and check Origin yourself`)
+      }
+    })
+  }
 
   app.addHook('onRequest', function authenticate (request, _reply, done) {
     const header = request.headers.authorization

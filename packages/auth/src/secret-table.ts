@@ -9,7 +9,7 @@ import { GATEHOUSE_AUTH_INVALID_CONFIG } from './errors.js'
  * character compared). bench/scan-limit.ts measured the crossover at 3–4
  * 43-character tokens and 4–5 32-character Basic credentials. Choosing by
  * the candidate's length, which the caller picked, also bounds what a long
- * garbage credential costs. D-AUTH-11; D-AUTH-?? (the scan's budget, measured).
+ * garbage credential costs. D-AUTH-11; D-AUTH-59.
  */
 export const SCAN_BUDGET = 150
 

@@ -107,6 +107,33 @@ test('basicCache applies to a store: max 0 verifies every time, ttl bounds a hit
   t.equal(avatar.authenticatedAt, now, 'Basic is a sign-in on every request (D-AUTH-29)')
 })
 
+test('a store of yours that gives no stamp: nothing is cached, so a new password is never missed', async (t) => {
+  const inner = await storeWith(['alice', 'wonderland-1', 'admin'])
+  let verifies = 0
+  let standings = 0
+  // A JavaScript store breaking the UserStore contract: verify answers no stamp.
+  const stampless = {
+    verify: async (identity: string, password: string) => {
+      verifies++
+      const verified = await inner.verify(identity, password)
+      return verified === null ? null : { identity: verified.identity, tags: verified.tags }
+    },
+    standing: async (identity: string) => { standings++; return await inner.standing(identity) }
+  } as unknown as UserStore
+  const app = await build({ basic: { users: stampless } })
+  t.teardown(() => app.close())
+  const me = async (password: string) => await app.inject({ url: '/me', headers: { authorization: basicHeader('alice', password) } })
+  t.equal((await me('wonderland-1')).statusCode, 200)
+  t.equal((await me('wonderland-1')).statusCode, 200)
+  t.equal(verifies, 2, 'verified on every request')
+  t.equal(standings, 0, 'no cached entry to re-check')
+  await inner.setPassword('alice', 'looking-glass-2')
+  const old = await me('wonderland-1')
+  t.equal(old.statusCode, 401, 'the old password is refused at once')
+  t.equal(old.json().code, 'GATEHOUSE_AUTH_INVALID_CREDENTIALS')
+  t.equal((await me('looking-glass-2')).statusCode, 200)
+})
+
 test('basic: { validate } answers an Avatar, tags or null, sync or async; its answers are cached', async (t) => {
   const calls: Array<[string, string, boolean]> = []
   const validate = (identity: string, password: string, request: FastifyRequest): Avatar | string | string[] | null | Promise<string | null> => {

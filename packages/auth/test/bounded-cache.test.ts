@@ -98,3 +98,19 @@ test('keys read again and again stay while a stream of new keys passes', async (
   // A read marks the entry; an insert passes over marked ones (clearing the mark) unless every sampled slot is marked.
   t.ok(hotMisses < 50, `${hotMisses} misses of the hot keys in 50 000 reads`)
 })
+
+test('delete forgets one key; the slot moved into its place keeps its own value', async (t) => {
+  const cache = new BoundedCache<number>(4, seeded(5))
+  for (let i = 0; i < 4; i++) cache.set(`k${i}`, i, FOREVER, 0)
+  cache.delete('k1')
+  cache.delete('absent')
+  t.equal(cache.size, 3)
+  t.equal(cache.get('k1', 0), undefined)
+  t.same([0, 2, 3].map((i) => cache.get(`k${i}`, 0)), [0, 2, 3], 'the others answer as before')
+  cache.set('k4', 4, FOREVER, 0)
+  t.equal(cache.size, 4, 'the freed slot is reused before anything is evicted')
+  t.same([0, 2, 3, 4].map((i) => cache.get(`k${i}`, 0)), [0, 2, 3, 4])
+  cache.delete('k4')
+  t.equal(cache.get('k4', 0), undefined, 'deleting the last slot')
+  t.equal(cache.size, 3)
+})

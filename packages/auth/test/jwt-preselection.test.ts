@@ -59,6 +59,25 @@ test('a verifier without an issuer list is always tried; a payload that is not J
   t.same(checked, ['a', 'any'], 'the signature is checked first, as without preselection')
 })
 
+test('an issuer given as a RegExp never picks: it runs only on a payload whose signature passed', async (t) => {
+  const checked = spyVerify(t)
+  const patterns: string[] = []
+  // A RegExp that records what it is tested against: nothing unsigned may reach it.
+  const watched = /^https:\/\/b\.example$/
+  const test = watched.test.bind(watched)
+  watched.test = (value: string) => { patterns.push(value); return test(value) }
+  const core = await AuthCore.create({ jwt: [three[0]!, { ...three[1]!, issuer: [watched, 'https://b2.example'] }, three[2]!] })
+  const forged = await hs({ iss: 'https://b.example' }, SECRETS[0]!)
+  await t.rejects(async () => core.authenticate(`Bearer ${forged}`), { statusCode: 401, code: 'GATEHOUSE_AUTH_INVALID_TOKEN' })
+  t.same(checked, ['b'], 'a and c skipped by their exact issuers; b, with a RegExp, checks the signature')
+  t.same(patterns, [], 'the RegExp never saw the forged payload')
+  checked.length = 0
+  const avatar = await core.authenticate(`Bearer ${await hs({ iss: 'https://b.example' }, SECRETS[1]!)}`)
+  t.equal(avatar.backend, 'jwt:b')
+  t.same(checked, ['b'])
+  t.same(patterns, ['https://b.example'], 'tested once, after the signature passed')
+})
+
 test('one verifier: the signature is still checked before the payload (D-AUTH-01)', async (t) => {
   const checked = spyVerify(t)
   const core = await AuthCore.create({ jwt: [three[0]!] })

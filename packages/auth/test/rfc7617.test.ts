@@ -98,7 +98,7 @@ test('basic: the cache of verified credentials keeps at most max entries', async
   await core.authenticate(dave)
   t.ok(cached(carol).cached, 'carol cached')
   await core.authenticate(erin)
-  // Which one went is the cache's choice (sampled eviction, not LRU: D-AUTH-?? (a cache without the LRU's cliff)).
+  // Which one went is the cache's choice (sampled eviction, not LRU: D-AUTH-57).
   const states = [carol, dave, erin].map(cached)
   t.equal(states.filter((s) => s.cached).length, 2, 'two of the three are served from the cache: max 2')
   t.ok(states[2]!.cached, 'erin, just verified, is cached')
