@@ -74,8 +74,14 @@ const keyRecord = (keyId: string, label: string) => ({ keyId, label, tags: [], e
 const LINE = JSON.stringify({ put: keyRecord('0000000000000002', 'slow') }) + '\n'
 const CUT = 40
 
+interface HalfWritten {
+  readonly path: string
+  /** How many times the writer 'W' has read the file. */
+  readonly reads: () => number
+}
+
 /** A store file whose writer is appending a line, cut where it has got to, the file's mtime set to `mtime`. */
-function halfWritten (t: Parameters<typeof hookFs>[0], dir: string, mtime: number): { path: string, reads: () => number } {
+function halfWritten (t: Parameters<typeof hookFs>[0], dir: string, mtime: number): HalfWritten {
   const path = join(dir, 'keys.json')
   writeStoreFile(path, 'keys', [keyRecord('0000000000000001', 'first')])
   appendFileSync(path, LINE.slice(0, CUT))
@@ -87,39 +93,43 @@ function halfWritten (t: Parameters<typeof hookFs>[0], dir: string, mtime: numbe
   return { path, reads: () => reads }
 }
 
-test('a partial last line of a writer whose clock is a minute behind is waited for while it may still be written', async (t) => {
-  fakeClockOn(t, stillClock)
-  const { path, reads } = halfWritten(t, t.testdir({}), Date.now() - MINUTE)
-  const store = await FileApiKeyStore.open(path)
+/**
+ * Opens the store at `file.path` and has a new writer ('W') start issuing a
+ * key; returns once that writer has looked at the partial line three times
+ * (or the issue settled first, which the caller's assertions catch).
+ */
+async function issueOverPartialLine (t: Parameters<typeof hookFs>[0], file: HalfWritten): Promise<{ issuing: Promise<unknown>, settled: () => boolean }> {
+  const store = await FileApiKeyStore.open(file.path)
   t.teardown(() => store.close())
   let settled = false
   const issuing = as('W', () => store.issue({ label: 'new' }))
   issuing.then(() => { settled = true }, () => { settled = true })
-  const from = reads()
-  await waitUntil(() => settled || reads() >= from + 3, { what: 'the new writer to look at the partial line three times' })
-  t.notOk(settled, 'waiting: the file has not been still for 10 s as this process sees it')
-  t.equal(statSync(path).size, readFileSync(path, 'utf8').lastIndexOf('\n') + 1 + CUT, 'the partial line is still there')
-  appendFileSync(path, LINE.slice(CUT))
+  const from = file.reads()
+  await waitUntil(() => settled || file.reads() >= from + 3, { what: 'the new writer to look at the partial line three times' })
+  return { issuing, settled: () => settled }
+}
+
+test('a partial last line of a writer whose clock is a minute behind is waited for while it may still be written', async (t) => {
+  fakeClockOn(t, stillClock)
+  const file = halfWritten(t, t.testdir({}), Date.now() - MINUTE)
+  const { issuing, settled } = await issueOverPartialLine(t, file)
+  t.notOk(settled(), 'waiting: the file has not been still for 10 s as this process sees it')
+  t.equal(statSync(file.path).size, readFileSync(file.path, 'utf8').lastIndexOf('\n') + 1 + CUT, 'the partial line is still there')
+  appendFileSync(file.path, LINE.slice(CUT))
   await issuing
-  t.same(readStoreFile(path).entries.map((e) => (e.put as { label: string }).label), ['first', 'slow', 'new'], 'every line whole, in order')
+  t.same(readStoreFile(file.path).entries.map((e) => (e.put as { label: string }).label), ['first', 'slow', 'new'], 'every line whole, in order')
 })
 
 test('a partial last line whose mtime is in the future is truncated once seen unchanged for 10 s', async (t) => {
   const clock = fakeClockOn(t, stillClock)
   // This process's wall clock stands still: only its own watching can find the file still.
-  const { path, reads } = halfWritten(t, t.testdir({}), fakeDateNow(t).now() + HOUR)
-  const store = await FileApiKeyStore.open(path)
-  t.teardown(() => store.close())
-  let settled = false
-  const issuing = as('W', () => store.issue({ label: 'new' }))
-  issuing.then(() => { settled = true }, () => { settled = true })
-  const from = reads()
-  await waitUntil(() => settled || reads() >= from + 3, { what: 'the new writer to look at the partial line three times' })
-  t.notOk(settled, 'not before 10 s')
+  const file = halfWritten(t, t.testdir({}), fakeDateNow(t).now() + HOUR)
+  const { issuing, settled } = await issueOverPartialLine(t, file)
+  t.notOk(settled(), 'not before 10 s')
   clock.advance(10_001)
-  await waitUntil(() => settled, { what: 'the writer to truncate the partial line and write' })
+  await waitUntil(settled, { what: 'the writer to truncate the partial line and write' })
   await issuing
-  const file = readStoreFile(path)
-  t.equal(file.tail, '', 'the partial line is gone')
-  t.same(file.entries.map((e) => (e.put as { label: string }).label), ['first', 'new'])
+  const stored = readStoreFile(file.path)
+  t.equal(stored.tail, '', 'the partial line is gone')
+  t.same(stored.entries.map((e) => (e.put as { label: string }).label), ['first', 'new'])
 })

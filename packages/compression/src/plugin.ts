@@ -39,6 +39,16 @@ function chooseCoding (request: FastifyRequest, settings: ResponseSettings): Enc
 }
 
 /**
+ * The coding for a body worth encoding, or null for identity. From here the
+ * response depends on Accept-Encoding, whichever coding is chosen, so it
+ * varies on it either way (D-COMPRESSION-06).
+ */
+function negotiate (request: FastifyRequest, reply: FastifyReply, settings: ResponseSettings): Encoding | null {
+  addVary(reply, 'Accept-Encoding')
+  return chooseCoding(request, settings)
+}
+
+/**
  * The compression component's plugin: negotiation and encoding in one
  * `onSend` hook, per-route settings compiled in `onRoute`, and (when asked
  * for) request bodies decoded in `preParsing`.
@@ -82,12 +92,7 @@ export const compression: FastifyPluginAsync<CompressionOptions> = async functio
     // (D-COMPRESSION-11); none (an
     // empty stream, or one failing first) leaves nothing to encode.
     peekFirstChunk(payload, (first) => {
-      if (first === null || isGzip(first)) {
-        done(null, payload)
-        return
-      }
-      addVary(reply, 'Accept-Encoding')
-      const coding = chooseCoding(request, settings)
+      const coding = first === null || isGzip(first) ? null : negotiate(request, reply, settings)
       if (coding === null) {
         done(null, payload)
         return
@@ -162,14 +167,8 @@ export const compression: FastifyPluginAsync<CompressionOptions> = async functio
     const body = payload as string | Buffer
     const minimumSize = settings.minimumSize
     // A string's byte length is at least its length; count bytes only when that is not enough.
-    if ((body.length < minimumSize && (!text || Buffer.byteLength(body) < minimumSize)) || (!text && isGzip(body))) {
-      done(null, payload)
-      return
-    }
-    // D-COMPRESSION-06.
-    // From here the response depends on Accept-Encoding, whichever coding is chosen.
-    addVary(reply, 'Accept-Encoding')
-    const coding = chooseCoding(request, settings)
+    const tooSmall = body.length < minimumSize && (!text || Buffer.byteLength(body) < minimumSize)
+    const coding = tooSmall || (!text && isGzip(body)) ? null : negotiate(request, reply, settings)
     if (coding === null) {
       done(null, payload)
       return

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify'
+import { interceptAddHook, type AddHook } from './add-hook-interception.js'
 
 // Fastify runs the hooks of one kind in the order they were added. Request
 // hooks in registration order are what an onion wants (lower orders first);
@@ -15,8 +16,6 @@ interface HeldHook {
   readonly component: string
   readonly seq: number
 }
-
-type AddHook = (this: FastifyInstance, name: string, fn: unknown) => FastifyInstance
 
 /**
  * Collects the response-phase hooks that components add to one Fastify
@@ -36,24 +35,12 @@ export class HookOrdering {
    * response-phase hooks it adds to `app` itself are held with `order`.
    */
   async capture (component: string, order: number, register: () => PromiseLike<unknown>): Promise<void> {
-    const app = this.#app
-    const own = Object.getOwnPropertyDescriptor(app, 'addHook')
-    const original = app.addHook as unknown as AddHook
     const held = this.#held
-    const intercept: AddHook = function addHook (this: FastifyInstance, hookName, fn) {
-      if (this === app && RESPONSE_PHASE.has(hookName)) {
-        held.push({ hookName, fn, order, component, seq: held.length })
-        return this
-      }
-      return original.call(this, hookName, fn)
-    }
-    Object.defineProperty(app, 'addHook', { value: intercept, configurable: true, writable: true, enumerable: own?.enumerable ?? true })
-    try {
-      await register()
-    } finally {
-      if (own === undefined) delete (app as unknown as Record<string, unknown>).addHook
-      else Object.defineProperty(app, 'addHook', own)
-    }
+    await interceptAddHook(this.#app, (hookName, fn) => {
+      if (!RESPONSE_PHASE.has(hookName)) return false
+      held.push({ hookName, fn, order, component, seq: held.length })
+      return true
+    }, register)
   }
 
   /**

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify'
+import { interceptAddHook } from './add-hook-interception.js'
 
 // Hooks that see the request: Fastify runs them in the order they were added.
 const REQUEST_PHASE = new Set(['onRequest', 'preParsing', 'preValidation', 'preHandler'])
@@ -11,8 +12,6 @@ interface Registered {
 // The components that added request hooks to each instance, in registration order.
 const registered = new WeakMap<object, Registered[]>()
 
-type AddHook = (this: FastifyInstance, name: string, fn: unknown) => FastifyInstance
-
 /**
  * Runs `register` (a component's plugin) while noting whether it adds a
  * request-phase hook to `app` itself; then, when it did and a component of a
@@ -24,20 +23,11 @@ type AddHook = (this: FastifyInstance, name: string, fn: unknown) => FastifyInst
  * D-CHAIN-13.
  */
 export async function watchRegistrationOrder (app: FastifyInstance, name: string, order: number, register: () => Promise<unknown>): Promise<void> {
-  const own = Object.getOwnPropertyDescriptor(app, 'addHook')
-  const original = app.addHook as unknown as AddHook
   let addsRequestHooks = false
-  const intercept: AddHook = function addHook (this: FastifyInstance, hookName, fn) {
-    if (this === app && REQUEST_PHASE.has(hookName)) addsRequestHooks = true
-    return original.call(this, hookName, fn)
-  }
-  Object.defineProperty(app, 'addHook', { value: intercept, configurable: true, writable: true, enumerable: own?.enumerable ?? true })
-  try {
-    await register()
-  } finally {
-    if (own === undefined) delete (app as unknown as Record<string, unknown>).addHook
-    else Object.defineProperty(app, 'addHook', own)
-  }
+  await interceptAddHook(app, (hookName) => {
+    if (REQUEST_PHASE.has(hookName)) addsRequestHooks = true
+    return false
+  }, register)
   if (!addsRequestHooks) return
   let list = registered.get(app)
   if (list === undefined) registered.set(app, list = [])

@@ -11,6 +11,14 @@ export const MTIME = new Date(Date.UTC(2021, 4, 4, 3, 2, 1))
 export const MTIME_HTTP = 'Tue, 04 May 2021 03:02:01 GMT'
 export const CONTENT = 'hello, cached world\n'.repeat(10)
 
+/** The body of the 412 for a failed If-Match, in the errors component's shape. */
+export const IF_MATCH_FAILED = {
+  statusCode: 412,
+  code: 'GATEHOUSE_CACHE_PRECONDITION_FAILED',
+  error: 'Precondition Failed',
+  message: 'Precondition failed: If-Match does not match the current representation'
+}
+
 /** A temporary directory with `file.txt` (CONTENT, mtime MTIME); removed by `cleanup`. */
 export function fixture (): { dir: string, file: string, cleanup: () => void } {
   const dir = mkdtempSync(join(tmpdir(), 'gatehouse-cache-'))
