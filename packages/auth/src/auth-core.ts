@@ -8,6 +8,7 @@ import { StaticTokens, TOKEN68 } from './bearer.js'
 import { bearerSource, TokenFunction } from './bearer-function.js'
 import { BearerScheme } from './bearer-scheme.js'
 import { BoundedCache } from './bounded-cache.js'
+import { RepeatFilter } from './repeat-filter.js'
 import { BAD_HEADER, INVALID_CREDENTIALS, INVALID_REQUEST, INVALID_TOKEN, KEYS_UNAVAILABLE, refusal, REVOCATION_UNAVAILABLE, UNSUPPORTED_SCHEME, unauthorized } from './errors.js'
 import { decodeJws, type DecodedJws } from './jws.js'
 import { JwtVerifier, type JwtFailure, type VerifiedJwt } from './jwt.js'
@@ -45,6 +46,7 @@ export class AuthCore {
   readonly #byIssuer = new Map<string, boolean>()
   readonly #apiKeys: ApiKeyStore | undefined
   readonly #jwtCache: BoundedCache<Avatar>
+  readonly #jwtRepeats: RepeatFilter
   readonly #jwtTtlMs: number
   readonly #keyAvatars = new WeakMap<ApiKeyRecord, Avatar>()
   readonly #now: () => number
@@ -75,6 +77,7 @@ export class AuthCore {
     for (const [alg, list] of this.#byAlgorithm) this.#byIssuer.set(alg, list.length > 1 && list.some((v) => v.hasIssuers))
     this.#apiKeys = options.apiKeys
     this.#jwtCache = new BoundedCache(options.jwtCache.max)
+    this.#jwtRepeats = new RepeatFilter(options.jwtCache.max)
     this.#jwtTtlMs = options.jwtCache.ttl * 1000
     this.#now = now
     this.#basicChallenge = formatChallenge('Basic', { realm, charset: 'UTF-8' })
@@ -286,6 +289,8 @@ export class AuthCore {
 
   #accept (token: string, result: VerifiedJwt | JwtFailure, now: number): Avatar | undefined {
     if (!('avatar' in result)) return undefined
+    // D-AUTH-61: once the cache is full, a token must come back to get in.
+    if (this.#jwtCache.full && !this.#jwtRepeats.repeated(token)) return result.avatar
     this.#jwtCache.set(token, result.avatar, Math.min(result.validUntil, now + this.#jwtTtlMs), now)
     return result.avatar
   }

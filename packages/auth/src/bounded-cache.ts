@@ -80,6 +80,11 @@ export class BoundedCache<V> {
     return this.#keys.length
   }
 
+  /** Whether a new key would replace an entry (never with `max` 0: nothing is kept). */
+  get full (): boolean {
+    return this.#max > 0 && this.#keys.length >= this.#max
+  }
+
   #victim (now: number): number {
     const count = this.#keys.length
     let slot = 0
