@@ -1,4 +1,4 @@
-import { test } from 'tap'
+import { test, type Test } from 'tap'
 import { createHmac } from 'node:crypto'
 import { AuthCore } from '@fastify-gatehouse/auth'
 import { JwtVerifier } from '../src/jwt.js'
@@ -36,7 +36,7 @@ test('RepeatFilter: a fixed table, whatever comes through it', async (t) => {
 })
 
 // Counts signature checks (verify is where the key is used).
-function countVerify (t: Parameters<Parameters<typeof test>[1]>[0]): { count: number } {
+function countVerify (t: Test): { count: number } {
   const counter = { count: 0 }
   const original = JwtVerifier.prototype.verify
   JwtVerifier.prototype.verify = function (this: JwtVerifier, ...args: Parameters<JwtVerifier['verify']>) {
