@@ -128,10 +128,11 @@ class SourceBackend implements BasicCredentialBackend {
   async #followUser (hit: Verified, digest: string, credentials: string, now: number, request: unknown): Promise<Outcome> {
     const { identity } = hit.avatar
     const standing = await (this.#source as { store: UserStore }).store.standing(identity)
-    if (standing === null) {
-      this.#verified.delete(digest)
-      return INVALID
-    }
+    // Disabled or deleted: refused, but the entry stays, so a client retrying
+    // costs a standing() and not a password hash each time (nor a slot of
+    // basicConcurrency). A re-enable serves it again; a new password or a
+    // re-created user has another stamp and is verified afresh.
+    if (standing === null) return INVALID
     if (standing.stamp !== hit.stamp) {
       this.#verified.delete(digest)
       return this.#verify(credentials, digest, now, request)

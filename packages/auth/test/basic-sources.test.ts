@@ -88,6 +88,22 @@ test('a cached store credential follows the user: disable, delete, new password,
   t.equal((await call('bob', 'builder-22')).status, 200, 'a new user of that name verifies afresh')
 })
 
+test('a disabled user retrying costs a standing() each, never a password check: 40 at once are all 401, none 503', async (t) => {
+  const c = counted(await storeWith(['alice', 'wonderland-1', 'admin']))
+  const app = await build({ basic: { users: c.store } })
+  t.teardown(() => app.close())
+  const alice = basicHeader('alice', 'wonderland-1')
+  t.equal((await app.inject({ url: '/me', headers: { authorization: alice } })).statusCode, 200)
+  await (c.store as MemoryUserStore).setEnabled('alice', false)
+  const answers = await Promise.all(Array.from({ length: 40 }, async () => await app.inject({ url: '/me', headers: { authorization: alice } })))
+  t.same([...new Set(answers.map((r) => r.statusCode))], [401], 'all refused; none busy (basicConcurrency is 16)')
+  t.same([...new Set(answers.map((r) => r.json().code))], ['GATEHOUSE_AUTH_INVALID_CREDENTIALS'])
+  t.equal(c.verify, 1, 'no password was checked again')
+  await (c.store as MemoryUserStore).setEnabled('alice', true)
+  t.equal((await app.inject({ url: '/me', headers: { authorization: alice } })).statusCode, 200, 're-enabled: served again')
+  t.equal(c.verify, 1)
+})
+
 test('basicCache applies to a store: max 0 verifies every time, ttl bounds a hit', async (t) => {
   const c = counted(await storeWith(['alice', 'wonderland-1', 'admin']))
   let now = 1_000_000
