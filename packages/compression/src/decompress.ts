@@ -29,7 +29,7 @@ type ZlibClass = new (options?: zlib.ZlibOptions & zlib.BrotliOptions) => Transf
  * that decodes to nothing (empty deflate blocks, empty gzip members) never
  * reaches the output count, and Fastify compares the encoded length with
  * `bodyLimit` only when output arrives. The chunk that passes the limit
- * is refused with the same 413 before zlib sees it. D-COMPRESSION-??.
+ * is refused with the same 413 before zlib sees it. D-COMPRESSION-13.
  */
 function bounded (Base: ZlibClass, coding: string): new (limit: number, encodedLimit: number) => Decoder {
   return class BoundedDecoder extends Base implements Bounded {
@@ -141,7 +141,7 @@ export function decompressionHook (settingsOf: (request: Parameters<preParsingHo
     }
     // Decoded: `maxSize`, else bodyLimit. Encoded: the larger of the two,
     // so a route whose `maxSize` passes its bodyLimit (a stream parser)
-    // still takes bodies that do not compress. D-COMPRESSION-??.
+    // still takes bodies that do not compress. D-COMPRESSION-13.
     const limit = settings.maxSize ?? bodyLimit
     done(null, decodeBody(payload, coding as RequestEncoding, limit, Math.max(limit, bodyLimit)))
   }

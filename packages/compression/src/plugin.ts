@@ -134,7 +134,7 @@ export const compression: FastifyPluginAsync<CompressionOptions> = async functio
   // A 206 is a range of the identity body and is never encoded, but it
   // carries the Vary its 200 would (RFC 9110 §15.3.7): a cache must not
   // serve it to a client whose Accept-Encoding got the encoded 200. Like
-  // the 200, it does not depend on this client's Accept-Encoding. D-COMPRESSION-??.
+  // the 200, it does not depend on this client's Accept-Encoding. D-COMPRESSION-14.
   function ranged (request: FastifyRequest, reply: FastifyReply): void {
     if (!isCompressible(reply.getHeader('content-type')) || reply.hasHeader('content-encoding')) return
     if (responseSettings(request) === null) return

@@ -54,7 +54,7 @@ export function recordRoutes (app: FastifyInstance): void {
  * instance it was declared on) since `trackRouteRules` or the Gatehouse
  * chain was installed, in order; empty after `ready()`. A component
  * registered late reads it to learn of the routes its own `onRoute` hook
- * never saw (cors: D-CORS-??).
+ * never saw (cors: D-CORS-11).
  */
 export function declaredRoutes (instance: AnyFastifyInstance): readonly DeclaredRoute[] {
   return recorded.get((instance as FastifyInstance).server) ?? []

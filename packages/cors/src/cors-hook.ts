@@ -69,7 +69,7 @@ export function corsHook (setup: HookSetup): onRequestHookHandler {
       if (finder !== undefined) {
         const route = finder.find(requested, request.url)
         // A route cors never saw (another scope's, or declared before cors)
-        // is not answered with the component's options: fail closed. D-CORS-??.
+        // is not answered with the component's options: fail closed. D-CORS-11.
         if (route === false || (route === NO_ROUTE && unseenRoute(request, requested))) {
           done()
           return

@@ -12,7 +12,7 @@ import type { CorsPolicy } from './policy.js'
 // the preflight is about. Only preflights consult it. A route it does not
 // hold but Fastify's router does (one cors never saw: declared in another
 // scope, or before cors) fails closed: cors-hook.ts asks `findRoute`.
-// D-CORS-05, D-CORS-??.
+// D-CORS-05, D-CORS-11.
 
 /** What a route of the scope says: its own policy, `false` (no CORS), or `undefined` (the component's). */
 export type RouteCors = CorsPolicy | false | undefined
@@ -57,7 +57,7 @@ export function routeFinder (app: FastifyInstance): RouteFinder {
         // The same method and pattern again (parameter names aside: `/a/:id`
         // and `/a/:name` are one pattern to the router), with other
         // constraints (host, version): a preflight carries neither, so it
-        // cannot tell them apart, and they must agree. D-CORS-??.
+        // cannot tell them apart, and they must agree. D-CORS-12.
         const before = router.findRoute(method as HTTPMethod, url)
         if (before !== null) {
           const entry = before.store as Entry

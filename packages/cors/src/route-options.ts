@@ -23,7 +23,7 @@ function routeWhere (route: RouteOptions): { methods: string[], where: string } 
  * enter the preflight mirror, so that a preflight gets the options their
  * actual requests get: the component's (this component's hook runs for
  * them). Routes of other scopes stay out: a preflight about one fails
- * closed (cors-hook.ts). D-CORS-??.
+ * closed (cors-hook.ts). D-CORS-11.
  */
 export function earlierRoutes (app: FastifyInstance, finder: RouteFinder | undefined): void {
   const unseen: string[] = []
