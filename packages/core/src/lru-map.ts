@@ -12,7 +12,7 @@ import { GATEHOUSE_CORE_INVALID_OPTIONS } from './errors.js'
  * every slot deleted since V8 last compacted the Map's table: 68 µs per
  * eviction at 100 000 entries), and dropped after `max` inserts without a
  * step (a kept iterator holds every table V8 replaced since its last step).
- * D-CORE-02, D-CORE-?? (docs/wip/bstore17-decisions.md).
+ * D-CORE-02, D-CORE-07.
  */
 export class LruMap<K, V> {
   readonly #entries = new Map<K, V>()
