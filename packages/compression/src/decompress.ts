@@ -1,7 +1,7 @@
 import zlib from 'node:zlib'
 import type { Readable, Transform, TransformCallback } from 'node:stream'
 import type { preParsingHookHandler } from 'fastify'
-import { bodyTooLarge, invalidBody, unsupportedEncoding } from './errors.js'
+import { bodyTooLarge, encodedBodyTooLarge, invalidBody, unsupportedEncoding } from './errors.js'
 import type { RequestEncoding } from './options.js'
 import type { DecompressionSettings } from './settings.js'
 
@@ -24,20 +24,32 @@ type ZlibClass = new (options?: zlib.ZlibOptions & zlib.BrotliOptions) => Transf
  * goes through it, read or not, and once destroyed zlib makes no more.
  * Memory stays within `limit` plus one chunk (16 KiB) whatever the ratio.
  * D-COMPRESSION-12.
+ *
+ * The encoded bytes taken in are bounded too, by `encodedLimit`: a body
+ * that decodes to nothing (empty deflate blocks, empty gzip members) never
+ * reaches the output count, and Fastify compares the encoded length with
+ * `bodyLimit` only when output arrives. The chunk that passes the limit
+ * is refused with the same 413 before zlib sees it. D-COMPRESSION-13.
  */
-function bounded (Base: ZlibClass, coding: string): new (limit: number) => Decoder {
+function bounded (Base: ZlibClass, coding: string): new (limit: number, encodedLimit: number) => Decoder {
   return class BoundedDecoder extends Base implements Bounded {
     receivedEncodedLength = 0
     private produced = 0
     private readonly limit: number
+    private readonly encodedLimit: number
 
-    constructor (limit: number) {
+    constructor (limit: number, encodedLimit: number) {
       super()
       this.limit = limit
+      this.encodedLimit = encodedLimit
     }
 
     override _transform (chunk: Buffer, encoding: BufferEncoding, callback: TransformCallback): void {
       this.receivedEncodedLength += chunk.length
+      if (this.receivedEncodedLength > this.encodedLimit) {
+        callback(encodedBodyTooLarge(this.encodedLimit))
+        return
+      }
       super._transform(chunk, encoding, callback)
     }
 
@@ -61,7 +73,7 @@ function bounded (Base: ZlibClass, coding: string): new (limit: number) => Decod
   }
 }
 
-const DECODERS: Record<RequestEncoding, new (limit: number) => Decoder> = {
+const DECODERS: Record<RequestEncoding, new (limit: number, encodedLimit: number) => Decoder> = {
   gzip: bounded(zlib.Gunzip as unknown as ZlibClass, 'gzip'),
   deflate: bounded(zlib.Inflate as unknown as ZlibClass, 'deflate'),
   br: bounded(zlib.BrotliDecompress as unknown as ZlibClass, 'br')
@@ -70,12 +82,14 @@ const DECODERS: Record<RequestEncoding, new (limit: number) => Decoder> = {
 function ignore (): void {}
 
 /**
- * Pipes `raw` into a decoder of `coding` and returns the decoder. `raw`
- * (the request) is never destroyed by the decoder's end: the 413 or 400
- * must still reach the client, and Fastify closes the connection after it.
+ * Pipes `raw` into a decoder of `coding` and returns the decoder: at most
+ * `limit` bytes decoded, `encodedLimit` bytes taken in. `raw` (the request)
+ * is never destroyed by the decoder's end: the 413 or 400 must still reach
+ * the client, and Fastify closes the connection after it; once the decoder
+ * is destroyed, `raw` is unpiped and no more of the upload is read.
  */
-export function decodeBody (raw: Readable, coding: RequestEncoding, limit: number): Decoder {
-  const decoder = new DECODERS[coding](limit)
+export function decodeBody (raw: Readable, coding: RequestEncoding, limit: number, encodedLimit: number): Decoder {
+  const decoder = new DECODERS[coding](limit, encodedLimit)
   // Nobody may read the body (a 404, a refused media type): its error must
   // not go unheard and crash the process. Fastify adds its own listener.
   decoder.on('error', ignore)
@@ -125,6 +139,10 @@ export function decompressionHook (settingsOf: (request: Parameters<preParsingHo
       done(unsupportedEncoding(header, settings.accepted))
       return
     }
-    done(null, decodeBody(payload, coding as RequestEncoding, settings.maxSize ?? bodyLimit))
+    // Decoded: `maxSize`, else bodyLimit. Encoded: the larger of the two,
+    // so a route whose `maxSize` passes its bodyLimit (a stream parser)
+    // still takes bodies that do not compress. D-COMPRESSION-13.
+    const limit = settings.maxSize ?? bodyLimit
+    done(null, decodeBody(payload, coding as RequestEncoding, limit, Math.max(limit, bodyLimit)))
   }
 }

@@ -43,6 +43,11 @@ export function bodyTooLarge (limit: number): HttpError {
   return new HttpError(413, `request body decodes to more than ${limit} bytes`, { code: BODY_TOO_LARGE })
 }
 
+/** 413 (the same code) for a request body whose encoded bytes pass `limit`, whatever they decode to. */
+export function encodedBodyTooLarge (limit: number): HttpError {
+  return new HttpError(413, `request body is larger than ${limit} bytes encoded`, { code: BODY_TOO_LARGE })
+}
+
 /** 400 for a request body that is not valid `coding` data. */
 export function invalidBody (coding: string): HttpError {
   return new HttpError(400, `request body is not valid ${coding} data`, { code: INVALID_BODY })

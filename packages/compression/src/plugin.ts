@@ -131,6 +131,16 @@ export const compression: FastifyPluginAsync<CompressionOptions> = async functio
     weaken(reply)
   }
 
+  // A 206 is a range of the identity body and is never encoded, but it
+  // carries the Vary its 200 would (RFC 9110 §15.3.7): a cache must not
+  // serve it to a client whose Accept-Encoding got the encoded 200. Like
+  // the 200, it does not depend on this client's Accept-Encoding. D-COMPRESSION-14.
+  function ranged (request: FastifyRequest, reply: FastifyReply): void {
+    if (!isCompressible(reply.getHeader('content-type')) || reply.hasHeader('content-encoding')) return
+    if (responseSettings(request) === null) return
+    addVary(reply, 'Accept-Encoding')
+  }
+
   // HEAD goes the GET's way (RFC 9110 §9.3.2: the same header fields): a
   // buffered body is encoded so that Content-Length is the one GET sends,
   // and Fastify's HEAD handling then drops the body (D-COMPRESSION-03).
@@ -141,11 +151,16 @@ export const compression: FastifyPluginAsync<CompressionOptions> = async functio
       done(null, payload)
       return
     }
+    if (status === 206) {
+      ranged(request, reply)
+      done(null, payload)
+      return
+    }
     if (payload == null) {
       done(null, payload)
       return
     }
-    if (status < 200 || status === 204 || status === 206 ||
+    if (status < 200 || status === 204 ||
       // D-COMPRESSION-06: a route's `Content-Encoding: identity` opts out (the BREACH escape hatch).
       reply.hasHeader('content-encoding') || reply.hasHeader('content-range') ||
       !isCompressible(reply.getHeader('content-type'))) {

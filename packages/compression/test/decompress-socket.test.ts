@@ -2,6 +2,7 @@
 // bomb is refused while it is still being sent, without inflating it.
 import { request as httpRequest } from 'node:http'
 import { pipeline, Transform, type Readable } from 'node:stream'
+import { randomBytes } from 'node:crypto'
 import { gunzipSync, gzipSync } from 'node:zlib'
 import { test } from 'tap'
 import Fastify, { type FastifyInstance } from 'fastify'
@@ -115,4 +116,73 @@ test('a chunked upload within the limit is decoded whole; one with Content-Lengt
   t.equal(sized.status, 200)
   t.equal(sized.headers['content-encoding'], 'gzip', 'the answer is compressed as usual')
   t.same(JSON.parse(gunzipSync(sized.body).toString()), doc, 'gzip both ways round-trips')
+})
+
+/** A zlib-format deflate stream of `blocks` empty stored blocks, then one final stored block holding `data`. */
+function emptyDeflateBlocks (blocks: number, data: Buffer): Buffer {
+  const empty = Buffer.from([0x00, 0x00, 0x00, 0xff, 0xff])
+  let a = 1
+  let b = 0
+  for (const byte of data) {
+    a = (a + byte) % 65521
+    b = (b + a) % 65521
+  }
+  const adler = Buffer.alloc(4)
+  adler.writeUInt32BE(((b << 16) | a) >>> 0)
+  const final = Buffer.concat([Buffer.from([0x01, data.length & 0xff, data.length >> 8, ~data.length & 0xff, (~data.length >> 8) & 0xff]), data, adler])
+  return Buffer.concat([Buffer.from([0x78, 0x01]), Buffer.alloc(blocks * empty.length).fill(empty), final])
+}
+
+test('an encoded body that decodes to (almost) nothing is refused with 413 once its encoded bytes pass the limit; the rest is not read', async (t) => {
+  const cases: Array<[string, string, Buffer]> = [
+    // 16 MiB of empty stored blocks, then `{"a":1}`: nothing decoded until the very end.
+    ['deflate: empty stored blocks', 'deflate', emptyDeflateBlocks(Math.ceil(16 * 1024 * 1024 / 5), Buffer.from('{"a":1}'))],
+    // 16 MiB of empty gzip members (20 bytes each): nothing decoded at all.
+    ['gzip: empty members', 'gzip', Buffer.alloc(16 * 1024 * 1024 - (16 * 1024 * 1024) % 20).fill(gzipSync(Buffer.alloc(0)))]
+  ]
+  for (const [name, coding, body] of cases) {
+    await t.test(name, async (t) => {
+      const seen: Seen = { decoded: 0, decoder: undefined, socketRead: 0 }
+      const { app, port } = await listen(seen)
+      t.teardown(() => app.close())
+      const res = await upload(port, body, { 'content-type': 'application/json', 'content-encoding': coding, 'transfer-encoding': 'chunked' }, '/echo')
+      t.equal(res.status, 413)
+      const answer = JSON.parse(res.body.toString())
+      t.equal(answer.code, 'GATEHOUSE_COMPRESSION_BODY_TOO_LARGE')
+      t.equal(answer.message, 'request body is larger than 1048576 bytes encoded')
+      t.equal(res.headers.connection, 'close')
+      t.ok(seen.socketRead < body.length / 4, `the server read ${seen.socketRead} of ${body.length} bytes of the upload`)
+    })
+  }
+})
+
+test('the encoded bytes are bounded by maxSize when it is larger than bodyLimit (a stream parser), else by bodyLimit', async (t) => {
+  const app = Fastify({ bodyLimit: 1024 * 1024 })
+  t.teardown(() => app.close())
+  await middlewareChain(app, { middleware: { compression: { requestDecompression: true } } }, { components: [errorsPlugin, compressionPlugin] })
+  // A stream parser: Fastify counts nothing, the decoder's limits are the only ones.
+  app.addContentTypeParser('application/octet-stream', (_req, payload, done) => {
+    let length = 0
+    payload.on('data', (chunk: Buffer) => { length += chunk.length })
+    payload.on('end', () => done(null, length))
+    payload.on('error', (err) => done(err))
+  })
+  let socketRead = 0
+  app.addHook('onResponse', async (request) => { socketRead = request.raw.socket.bytesRead })
+  app.post('/large', { config: { compression: { requestDecompression: { maxSize: 4 * 1024 * 1024 } } } }, async (request) => ({ length: request.body }))
+  await app.listen({ host: '127.0.0.1', port: 0 })
+  const address = app.server.address()
+  const port = typeof address === 'object' && address !== null ? address.port : 0
+  const headers = { 'content-type': 'application/octet-stream', 'content-encoding': 'gzip', 'transfer-encoding': 'chunked' }
+  // 2 MiB that do not compress: more than bodyLimit encoded, less than maxSize.
+  const random = randomBytes(2 * 1024 * 1024)
+  const ok = await upload(port, gzipSync(random), headers, '/large')
+  t.equal(ok.status, 200)
+  t.same(JSON.parse(ok.body.toString()), { length: random.length })
+  const empties = Buffer.alloc(16 * 1024 * 1024).fill(gzipSync(Buffer.alloc(0)))
+  const refused = await upload(port, empties.subarray(0, empties.length - empties.length % 20), headers, '/large')
+  t.equal(refused.status, 413)
+  t.equal(JSON.parse(refused.body.toString()).code, 'GATEHOUSE_COMPRESSION_BODY_TOO_LARGE')
+  t.equal(JSON.parse(refused.body.toString()).message, 'request body is larger than 4194304 bytes encoded')
+  t.ok(socketRead < 8 * 1024 * 1024, `the server read ${socketRead} of ${empties.length} bytes of the upload`)
 })

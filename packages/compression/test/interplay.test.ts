@@ -28,6 +28,10 @@ async function build () {
     request.scope.filePath = FILE
     return reply.type('application/javascript').send(createReadStream(FILE))
   })
+  app.get('/off.js', { config: { compression: false } }, async (request, reply) => {
+    request.scope.filePath = FILE
+    return reply.type('application/javascript').send(createReadStream(FILE))
+  })
   app.get('/fail', async () => { throw new HttpError(422, `bad input: ${'x'.repeat(1000)}`) })
   app.get('/crash', async () => { throw new Error('secret internals') })
   await app.ready()
@@ -54,6 +58,27 @@ test('a 200 is compressed, and the file ETag turns weak', async (t) => {
   const identity = await app.inject('/app.js')
   t.equal(identity.headers.etag, TAG, 'uncompressed: strong')
   t.equal(identity.body, SOURCE)
+})
+
+test('a 206 carries the Vary: Accept-Encoding its 200 carries (RFC 9110 §15.3.7), uncompressed; none where compression is off', async (t) => {
+  const { app } = await build()
+  t.teardown(() => app.close())
+  for (const headers of [{ 'accept-encoding': 'gzip' }, {}]) {
+    const res = await app.inject({ url: '/app.js', headers: { range: 'bytes=0-9', ...headers } })
+    t.equal(res.statusCode, 206, JSON.stringify(headers))
+    t.equal(res.headers['content-range'], `bytes 0-9/${Buffer.byteLength(SOURCE)}`)
+    t.equal(res.headers['content-encoding'], undefined, 'the range is of the identity body')
+    t.equal(res.headers.vary, 'Accept-Encoding')
+    t.equal(res.headers.etag, TAG, 'the identity body\'s strong tag')
+    t.equal(res.body, SOURCE.slice(0, 10))
+  }
+  const full = await app.inject({ url: '/off.js', headers: { 'accept-encoding': 'gzip' } })
+  t.equal(full.statusCode, 200)
+  t.equal(full.headers.vary, undefined, 'compression off: the 200 does not vary')
+  const part = await app.inject({ url: '/off.js', headers: { 'accept-encoding': 'gzip', range: 'bytes=0-9' } })
+  t.equal(part.statusCode, 206)
+  t.equal(part.headers.vary, undefined, 'nor does its 206')
+  t.equal(part.body, SOURCE.slice(0, 10))
 })
 
 test('304 before compression: no body, no Content-Encoding, the validators kept', async (t) => {

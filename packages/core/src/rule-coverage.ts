@@ -24,6 +24,41 @@ const compiled = processWide('core.compiledRouteRules.v1', () => new WeakSet<obj
 const compiledFresh = processWide('core.compiledRouteFresh.v1', () => new WeakSet<object>())
 // Fastify roots (keyed by their HTTP server) tracked from their first route.
 const tracked = processWide('core.trackedRoots.v1', () => new WeakSet<object>())
+// The routes declared on an instance tree (keyed by its HTTP server) since
+// trackRouteRules or the chain's install, whichever came first, until ready.
+const recorded = processWide('core.declaredRoutes.v1', () => new WeakMap<object, DeclaredRoute[]>())
+
+/** A route as declared: its options, and the instance it was declared on. */
+export interface DeclaredRoute {
+  /** The object every `onRoute` hook of the route is handed. */
+  readonly options: RouteOptions
+  /** The (encapsulated) instance the route was declared on. */
+  readonly instance: FastifyInstance
+}
+
+/**
+ * Records the options of every route declared on `app` (and below it) from
+ * now until `ready()`, for `declaredRoutes`. Once per HTTP server.
+ */
+export function recordRoutes (app: FastifyInstance): void {
+  if (recorded.has(app.server)) return
+  const routes: DeclaredRoute[] = []
+  recorded.set(app.server, routes)
+  app.addHook('onRoute', function recordRoute (this: FastifyInstance, route) { routes.push({ options: route, instance: this }) })
+  // Nothing is declared after ready: the list is let go.
+  app.addHook('onReady', async function forgetRoutes () { routes.length = 0 })
+}
+
+/**
+ * The routes declared so far on `app`'s server (its options, and the
+ * instance it was declared on) since `trackRouteRules` or the Gatehouse
+ * chain was installed, in order; empty after `ready()`. A component
+ * registered late reads it to learn of the routes its own `onRoute` hook
+ * never saw (cors: D-CORS-11).
+ */
+export function declaredRoutes (instance: AnyFastifyInstance): readonly DeclaredRoute[] {
+  return recorded.get((instance as FastifyInstance).server) ?? []
+}
 
 /** Records what of `route` is enforced (called by the compiling `onRoute` hook). */
 export function markRuleCompiled (route: object, parts: { rule: boolean, fresh: boolean }): void {
@@ -81,6 +116,7 @@ export function trackRouteRules (instance: AnyFastifyInstance): void {
   const early = existingRoutes(app)
   if (early !== '') throw new GATEHOUSE_CORE_ROUTES_BEFORE_CHAIN('trackRouteRules', early)
   tracked.add(app.server)
+  recordRoutes(app)
   let declared: RouteOptions[] = []
   app.addHook('onRoute', function trackRouteRule (route) {
     if (declaredRule(route) !== undefined || declaredFresh(route) !== undefined) declared.push(route)

@@ -4,7 +4,7 @@ import type { Avatar } from './avatar.js'
 import { addErrorHeaders } from './error-headers.js'
 import { GATEHOUSE_CORE_FORBIDDEN } from './errors.js'
 import { enforceRouteRules, unenforcedRule } from './route-rules.js'
-import { refuseRoutesBeforeChain } from './rule-coverage.js'
+import { recordRoutes, refuseRoutesBeforeChain } from './rule-coverage.js'
 
 /**
  * Per-request state shared by the components, at `request.scope`. Other
@@ -54,6 +54,7 @@ const scopePlugin: FastifyPluginCallback = function scope (app, _opts, done) {
   })
   app.addHook('onError', addErrorHeaders)
   refuseRoutesBeforeChain(app)
+  recordRoutes(app)
   enforceRouteRules(app)
   done()
 }

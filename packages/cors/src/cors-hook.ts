@@ -1,9 +1,9 @@
-import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction, onRequestHookHandler } from 'fastify'
+import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction, HTTPMethods, onRequestHookHandler } from 'fastify'
 import { addVary, errorForLog, isThenable, TOKEN, TOKEN_LIST } from '@fastify-gatehouse/core'
 import { GATEHOUSE_CORS_INVALID_PREFLIGHT } from './errors.js'
 import { showable } from './origins.js'
 import type { CorsPolicy } from './policy.js'
-import type { RouteFinder } from './route-finder.js'
+import { NO_ROUTE, type RouteFinder } from './route-finder.js'
 
 export interface HookSetup {
   /** The component's own policy. */
@@ -66,13 +66,15 @@ export function corsHook (setup: HookSetup): onRequestHookHandler {
     let policy = base
     if (requested !== undefined) {
       // The preflight asks about `requested` on this path: that route's options.
-      if (finder !== undefined && finder.active) {
+      if (finder !== undefined) {
         const route = finder.find(requested, request.url)
-        if (route === false) {
+        // A route cors never saw (another scope's, or declared before cors)
+        // is not answered with the component's options: fail closed. D-CORS-11.
+        if (route === false || (route === NO_ROUTE && unseenRoute(request, requested))) {
           done()
           return
         }
-        if (route !== undefined) policy = route
+        if (route !== undefined && route !== NO_ROUTE) policy = route
       }
     } else if (own !== undefined) {
       const compiled = config?.[key] as CorsPolicy | undefined
@@ -93,6 +95,13 @@ export function corsHook (setup: HookSetup): onRequestHookHandler {
     }
     decide(request, reply, done, policy, origin, requested, strictPreflight)
   }
+}
+
+/** Whether Fastify's router has a route for `method` on the preflight's URL (with its Host). */
+function unseenRoute (request: FastifyRequest, method: string): boolean {
+  const host = request.headers.host
+  const found: unknown = request.server.findRoute({ method: method as HTTPMethods, url: request.url, constraints: host === undefined ? undefined : { host } })
+  return found !== null
 }
 
 /**

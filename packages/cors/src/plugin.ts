@@ -4,7 +4,7 @@ import { corsHook } from './cors-hook.js'
 import { compilePolicy } from './policy.js'
 import { routePreflights } from './preflight-routes.js'
 import { routeFinder } from './route-finder.js'
-import { compileRouteOptions } from './route-options.js'
+import { compileRouteOptions, earlierRoutes } from './route-options.js'
 import { originWarnings } from './warnings.js'
 
 export const cors: FastifyPluginAsync<CorsOptions> = async function cors (app, options) {
@@ -14,6 +14,7 @@ export const cors: FastifyPluginAsync<CorsOptions> = async function cors (app, o
   // compiled against each one's options.
   const key = Symbol('cors route policy')
   const finder = opts.preflight ? routeFinder(app) : undefined
+  earlierRoutes(app, finder)
   compileRouteOptions(app, options, key, finder)
   // onRequest: preflights are answered before auth (order 400) runs, and
   // the headers are on the reply before anything can fail.

@@ -9,12 +9,16 @@ import type { CorsPolicy } from './policy.js'
 // matches but not which one. So the component keeps a router of its own,
 // holding the routes of its scope as its `onRoute` hook sees them, built by
 // the same library with the same matching options, and asks it which route
-// the preflight is about. Only preflights consult it, and only when a route
-// of the scope has its own `config.cors`.
-// D-CORS-05.
+// the preflight is about. Only preflights consult it. A route it does not
+// hold but Fastify's router does (one cors never saw: declared in another
+// scope, or before cors) fails closed: cors-hook.ts asks `findRoute`.
+// D-CORS-05, D-CORS-11.
 
 /** What a route of the scope says: its own policy, `false` (no CORS), or `undefined` (the component's). */
 export type RouteCors = CorsPolicy | false | undefined
+
+/** What `find` answers when no route of the scope matches. */
+export const NO_ROUTE: unique symbol = Symbol('no route')
 
 interface Entry {
   readonly cors: RouteCors
@@ -41,40 +45,39 @@ function matchingOptions (app: FastifyInstance): Record<string, unknown> {
 export interface RouteFinder {
   /** Records a route of the scope (from `onRoute`); throws when it contradicts one already recorded. */
   add: (methods: readonly string[], url: string, cors: RouteCors, given: unknown, where: string) => void
-  /** Whether any route of the scope has its own `config.cors` (else lookups are skipped). */
-  readonly active: boolean
-  /** The CORS of the route `method url` would reach; `undefined` when none matches, or it has no `config.cors`. */
-  find: (method: string, url: string) => RouteCors
+  /** The CORS of the route `method url` would reach (`undefined`: it has no `config.cors`); `NO_ROUTE` when none of the scope matches. */
+  find: (method: string, url: string) => RouteCors | typeof NO_ROUTE
 }
 
 export function routeFinder (app: FastifyInstance): RouteFinder {
   const router = FindMyWay(matchingOptions(app))
-  const seen = new Map<string, Entry>()
-  let active = false
   return {
     add (methods, url, cors, given, where) {
-      if (cors !== undefined) active = true
       for (const method of methods) {
-        const key = `${method} ${url}`
-        const before = seen.get(key)
-        if (before !== undefined) {
-          // The same method and path again, with other constraints (host,
-          // version): a preflight carries neither, so it cannot tell them
-          // apart, and they must agree.
-          if (before.given !== given) {
-            throw new GATEHOUSE_CORS_INVALID_OPTIONS(`config.cors of route ${where}`, `differs from that of ${before.where} (same method and path, other constraints); a preflight cannot tell them apart, so give them the same config.cors object`)
+        // The same method and pattern again (parameter names aside: `/a/:id`
+        // and `/a/:name` are one pattern to the router), with other
+        // constraints (host, version): a preflight carries neither, so it
+        // cannot tell them apart, and they must agree. D-CORS-12.
+        const before = router.findRoute(method as HTTPMethod, url)
+        if (before !== null) {
+          const entry = before.store as Entry
+          if (entry.given !== given) {
+            throw new GATEHOUSE_CORS_INVALID_OPTIONS(`config.cors of route ${where}`, `differs from that of ${entry.where} (same method and path, other constraints); a preflight cannot tell them apart, so give them the same config.cors object`)
           }
           continue
         }
-        const entry: Entry = { cors, given, where }
-        seen.set(key, entry)
-        router.on(method as HTTPMethod, url, noop, entry)
+        try {
+          router.on(method as HTTPMethod, url, noop, { cors, given, where } satisfies Entry)
+        } catch {
+          // Fastify took the route, so this cannot happen short of a
+          // find-my-way difference; the mirror never stops a boot. The route
+          // is then one cors does not know: its preflights fail closed.
+        }
       }
     },
-    get active () { return active },
     find (method, url) {
       const found = router.find(method as HTTPMethod, url)
-      return found === null ? undefined : (found.store as Entry).cors
+      return found === null ? NO_ROUTE : (found.store as Entry).cors
     }
   }
 }

@@ -144,24 +144,55 @@ test('the route lookup follows Fastify\'s router options (case, trailing and dup
   }
 })
 
-test('a route declared before cors: its config.cors is never compiled, so it fails closed (no CORS headers), logged once', async (t) => {
-  const lines: Array<{ level: number, msg: string }> = []
-  const app = Fastify({ logger: { level: 'error', stream: { write: (line: string) => { lines.push(JSON.parse(line)) } } } })
+test('a route with config.cors declared before cors (trackRouteRules) is a boot error naming it: its options would be ignored', async (t) => {
+  const app = Fastify()
   t.teardown(() => app.close())
   // Routes before a component are a boot error unless tracked (as AppServer does).
   trackRouteRules(app)
-  app.get('/early', { config: { cors: { allowOrigins: '*' } } }, async () => ({ early: true }))
+  app.delete('/early', { config: { cors: { allowOrigins: APP } } }, async () => 'deleted')
+  app.delete('/early-off', { config: { cors: false } }, async () => 'deleted')
+  app.get('/plain', async () => 'plain')
+  await t.rejects(async () => { await app.register(corsPlugin, { allowOrigins: [APP, PARTNER], allowCredentials: true }) }, {
+    code: 'GATEHOUSE_CORS_INVALID_OPTIONS',
+    message: 'cors options: config.cors of routes DELETE /early, DELETE /early-off: declared before cors was registered, so cors never saw it; declare routes after cors (after middlewareChain)'
+  })
+})
+
+test('a route without config.cors declared before cors at the root (trackRouteRules): its preflight gets the component\'s options, as its requests do', async (t) => {
+  const app = Fastify()
+  t.teardown(() => app.close())
+  trackRouteRules(app)
+  app.delete('/early', async () => ({ early: true }))
   await app.register(corsPlugin, COMPONENT)
-  app.get('/late', { config: { cors: { allowOrigins: '*' } } }, async () => ({ late: true }))
+  app.delete('/late', { config: { cors: false } }, async () => ({ late: true }))
   await app.ready()
-  for (let i = 0; i < 2; i++) {
-    const res = await app.inject({ url: '/early', headers: { origin: APP } })
-    t.same(res.json(), { early: true })
-    t.same(corsHeaders(res), {}, 'not even the component\'s: the route meant something else')
+  answered(t, await preflight(app, '/early', APP, 'DELETE'), { 'access-control-allow-origin': APP, 'access-control-allow-methods': METHODS, 'access-control-allow-headers': 'x-a', 'access-control-max-age': '600' }, 'DELETE /early')
+  const res = await app.inject({ method: 'DELETE', url: '/early', headers: { origin: APP } })
+  t.same(res.json(), { early: true })
+  t.same(corsHeaders(res), { 'access-control-allow-origin': APP })
+  notAnswered(t, await preflight(app, '/late', APP, 'DELETE'), 'DELETE /late (config.cors: false)')
+})
+
+test('a preflight about a route cors never saw (another plugin under the same prefix) fails closed; a path with no route still gets the component\'s', async (t) => {
+  const app = Fastify()
+  t.teardown(() => app.close())
+  await app.register(async (api) => {
+    await api.register(corsPlugin, COMPONENT)
+    api.get('/items', async () => [])
+  }, { prefix: '/api' })
+  await app.register(async (other) => {
+    other.delete('/admin', async () => ({ deleted: true }))
+    other.delete('/admin-off', { config: { cors: false } }, async () => ({ deleted: true }))
+  }, { prefix: '/api' })
+  await app.ready()
+  for (const url of ['/api/admin', '/api/admin?x=1', '/api/admin-off']) {
+    notAnswered(t, await preflight(app, url, APP, 'DELETE'), `DELETE ${url}: not cors's route`)
   }
-  t.match(lines, [{ level: 50, msg: /cors: route GET \/early has config.cors options that cors never compiled .* declare routes after cors/ }])
-  t.equal(lines.length, 1)
-  t.same(corsHeaders(await app.inject({ url: '/late', headers: { origin: PARTNER } })), { 'access-control-allow-origin': '*' })
+  const real = await app.inject({ method: 'DELETE', url: '/api/admin', headers: { origin: APP } })
+  t.same(real.json(), { deleted: true })
+  t.same(corsHeaders(real), {}, 'its requests get no CORS headers either')
+  answered(t, await preflight(app, '/api/items', APP, 'GET'), { 'access-control-allow-origin': APP, 'access-control-allow-methods': METHODS, 'access-control-allow-headers': 'x-a', 'access-control-max-age': '600' }, 'GET /api/items')
+  answered(t, await preflight(app, '/api/nothing', APP, 'PUT'), { 'access-control-allow-origin': APP, 'access-control-allow-methods': METHODS, 'access-control-allow-headers': 'x-a', 'access-control-max-age': '600' }, 'PUT /api/nothing (no route)')
 })
 
 test('boot warnings name the route: * with credentials, RegExp mistakes', async (t) => {
@@ -219,5 +250,29 @@ test('one method and path under two constraints: the same config.cors, or a boot
     c.get('/v', { constraints: { version: '2.0.0' } }, async () => ({ v: 2 }))
   })
   await t.rejects(async () => { await bad.ready() }, { code: 'GATEHOUSE_CORS_INVALID_OPTIONS', message: /config\.cors of route GET \/v: differs from that of GET \/v \(same method and path, other constraints\)/ })
+  await bad.close()
+})
+
+test('one pattern under two constraints with other parameter names boots (the mirror sees one pattern); differing config.cors is a boot error naming both', async (t) => {
+  const ok = Fastify()
+  t.teardown(() => ok.close())
+  await ok.register(corsPlugin, COMPONENT)
+  ok.get('/a/:id', { constraints: { host: 'a.example' } }, async (request) => ({ a: (request.params as { id: string }).id }))
+  ok.get('/a/:name', { constraints: { host: 'b.example' } }, async (request) => ({ b: (request.params as { name: string }).name }))
+  await ok.ready()
+  const a = await ok.inject({ url: '/a/1', headers: { host: 'a.example', origin: APP } })
+  t.same(a.json(), { a: '1' })
+  t.equal(a.headers['access-control-allow-origin'], APP)
+  const b = await ok.inject({ url: '/a/2', headers: { host: 'b.example', origin: APP } })
+  t.same(b.json(), { b: '2' })
+  answered(t, await ok.inject({ method: 'OPTIONS', url: '/a/2', headers: { host: 'b.example', origin: APP, 'access-control-request-method': 'GET', 'access-control-request-headers': 'x-a' } }), { 'access-control-allow-origin': APP, 'access-control-allow-methods': METHODS, 'access-control-allow-headers': 'x-a', 'access-control-max-age': '600' }, 'GET /a/2')
+
+  const bad = Fastify()
+  await bad.register(corsPlugin, COMPONENT)
+  bad.register(async (c) => {
+    c.get('/a/:id', { constraints: { host: 'a.example' }, config: { cors: false } }, async () => 'a')
+    c.get('/a/:name', { constraints: { host: 'b.example' } }, async () => 'b')
+  })
+  await t.rejects(async () => { await bad.ready() }, { code: 'GATEHOUSE_CORS_INVALID_OPTIONS', message: 'cors options: config.cors of route GET /a/:name: differs from that of GET /a/:id (same method and path, other constraints); a preflight cannot tell them apart, so give them the same config.cors object' })
   await bad.close()
 })

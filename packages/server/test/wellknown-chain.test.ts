@@ -55,3 +55,12 @@ test('documents get the rest of the chain: CORS headers for an allowed origin', 
   t.equal(probe.statusCode, 404)
   t.notOk(probe.headers['access-control-allow-origin'], 'refused at 150, before cors (300)')
 })
+
+test('a preflight about a document (declared before cors, at 150) gets cors\'s options, as the document does', async (t) => {
+  const server = build()
+  t.teardown(() => server.close())
+  const res = await server.inject({ method: 'OPTIONS', url: '/.well-known/openid-configuration', headers: { origin: 'https://spa.example', 'access-control-request-method': 'GET', 'access-control-request-headers': 'x-client' } })
+  t.equal(res.statusCode, 204)
+  t.equal(res.headers['access-control-allow-origin'], 'https://spa.example')
+  t.equal(res.headers['access-control-allow-headers'], 'x-client')
+})
