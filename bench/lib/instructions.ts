@@ -46,19 +46,26 @@ async function instructionsIn (dir: string, part: string): Promise<number> {
   const files = (await readdir(dir)).filter((f) => f.includes(part))
   let total = 0
   for (const file of files) {
-    const text = await readFile(join(dir, file), 'utf8')
-    // `totals:` is the last line written; `summary:` is what callgrind_annotate calls the program's total.
-    const summary = /^summary: (\d+)/m.exec(text)
-    if (summary === null || !/^totals: \d+/m.test(text)) return 0
-    const { stdout } = await run('callgrind_annotate', ['--inclusive=yes', '--threshold=100', join(dir, file)], { maxBuffer: 64 * 1024 * 1024 })
-    let compiling = 0
-    for (const line of stdout.split('\n')) {
-      const compiler = /^\s*([\d,]+) .*:v8::internal::Runtime_Compile\w*\(/.exec(line)
-      if (compiler !== null) compiling += Number(compiler[1]!.replaceAll(',', ''))
-    }
-    total += Number(summary[1]) - compiling
+    const counted = await instructionsInDump(join(dir, file))
+    if (counted === 0) return 0
+    total += counted
   }
   return total
+}
+
+/** The instructions in one callgrind dump, less V8's compiler (see above); 0 while the dump is incomplete. */
+export async function instructionsInDump (file: string): Promise<number> {
+  const text = await readFile(file, 'utf8')
+  // `totals:` is the last line written; `summary:` is what callgrind_annotate calls the program's total.
+  const summary = /^summary: (\d+)/m.exec(text)
+  if (summary === null || !/^totals: \d+/m.test(text)) return 0
+  const { stdout } = await run('callgrind_annotate', ['--inclusive=yes', '--threshold=100', file], { maxBuffer: 64 * 1024 * 1024 })
+  let compiling = 0
+  for (const line of stdout.split('\n')) {
+    const compiler = /^\s*([\d,]+) .*:v8::internal::Runtime_Compile\w*\(/.exec(line)
+    if (compiler !== null) compiling += Number(compiler[1]!.replaceAll(',', ''))
+  }
+  return Number(summary[1]) - compiling
 }
 
 /**

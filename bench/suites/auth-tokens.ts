@@ -11,11 +11,19 @@ export const BEARER = 'static-bearer-token-0123456789'
 const b64 = (value: object): string => Buffer.from(JSON.stringify(value)).toString('base64url')
 
 let sequence = 0
-/** An HS256 token never sent before (unique jti), signed with a raw HMAC. */
-export function freshHs256 (): string {
+/** An HS256 token never sent before (unique jti), signed with a raw HMAC; from `iss` when given. */
+export function freshHs256 (iss?: string): string {
   const head = b64({ alg: 'HS256', typ: 'JWT' })
-  const body = b64({ sub: 'alice', tags: ['reader'], exp: Math.floor(Date.now() / 1000) + 3600, jti: `${process.pid}-${sequence++}` })
+  const body = b64({ ...(iss === undefined ? {} : { iss }), sub: 'alice', tags: ['reader'], exp: Math.floor(Date.now() / 1000) + 3600, jti: `${process.pid}-${sequence++}` })
   return `${head}.${body}.${createHmac('sha256', SECRET).update(`${head}.${body}`).digest('base64url')}`
+}
+
+/** `token` with its signature's bytes changed (same length): refused by the signature check. */
+export function badSignature (token: string): string {
+  const dot = token.lastIndexOf('.')
+  const signature = Buffer.from(token.slice(dot + 1), 'base64url')
+  signature[0] = signature[0]! ^ 0xff
+  return `${token.slice(0, dot + 1)}${signature.toString('base64url')}`
 }
 
 export const REPEATED_HS256 = (() => {

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { authPlugin, FileApiKeyStore, MemoryUserStore, sha256, type AuthOptions } from '@fastify-gatehouse/auth'
 import type { Scenario, Suite } from '../lib/suite.js'
-import { BASIC, BEARER, freshHs256, pooledRs256, REPEATED_HS256, RS256_PUBLIC, SECRET } from './auth-tokens.js'
+import { BASIC, BEARER, badSignature, freshHs256, pooledRs256, REPEATED_HS256, RS256_PUBLIC, SECRET } from './auth-tokens.js'
 
 // The components these recipes name.
 const components = [errorsPlugin, authPlugin]
@@ -30,6 +30,23 @@ async function keyStore (): Promise<FileApiKeyStore> {
   return FileApiKeyStore.open(join(dir, 'keys.json'))
 }
 
+// Verifiers of one algorithm, each for its own issuer; only the last one's
+// secret signs the multi-verifier rows' tokens.
+function manyVerifiers (n: number): NonNullable<AuthOptions['jwt']> {
+  return Array.from({ length: n }, (_, i) => ({ name: `idp-${i}`, secret: i === n - 1 ? SECRET : `${SECRET}-other-${i}`, algorithm: 'HS256' as const, issuer: `https://idp-${i}.example`, tagsClaim: 'tags' }))
+}
+
+// n verifiers, the last one signing: a fresh token each request, and a
+// token of the last issuer with a bad signature (issue 17, item 8).
+function verifierRows (n: number): Record<string, Scenario> {
+  const iss = `https://idp-${n - 1}.example`
+  const bad = badSignature(freshHs256(iss))
+  return {
+    [`gh-jwt-${n}-last`]: scenario(`Gatehouse JWT HS256, ${n} verifier(s), the last matches, fresh token`, () => gatehouse({ jwt: manyVerifiers(n) }), { perRequest: () => bearer(freshHs256(iss)) }),
+    [`gh-jwt-${n}-refused`]: refused(`Gatehouse JWT HS256, ${n} verifier(s), bad signature (401)`, () => gatehouse({ jwt: manyVerifiers(n) }), { headers: bearer(bad) })
+  }
+}
+
 async function gatehouse (options: AuthOptions): Promise<FastifyInstance> {
   const app = Fastify()
   await middlewareChain(app, { authMiddleware: options as Record<string, unknown> }, { components })
@@ -39,6 +56,17 @@ async function gatehouse (options: AuthOptions): Promise<FastifyInstance> {
 
 const scenario = (label: string, build: () => Promise<FastifyInstance>, request: Scenario['request'] = {}): Scenario =>
   ({ label, build, request: { path: '/p', ...request } })
+
+// Refused credentials (issue 17, item 8): what a caller sending garbage costs
+// the server, against the accepted rows above. Each answers 401.
+const refused = (label: string, build: () => Promise<FastifyInstance>, request: Scenario['request']): Scenario =>
+  ({ ...scenario(label, build, request), expectStatus: 401 })
+// The right length and alphabet, the wrong bytes: found by no lookup.
+const WRONG_BASIC = `Basic ${Buffer.from('alice:wonderlanD').toString('base64')}`
+const WRONG_BEARER = BEARER.slice(0, -1) + 'X'
+const UNKNOWN_API_KEY = API_KEY.slice(0, -1) + 'X'
+const BAD_SIGNATURE_HS256 = badSignature(REPEATED_HS256)
+const HS256_MAIN = { name: 'main', secret: SECRET, algorithm: 'HS256', tagsClaim: 'tags' } as const
 
 export const suite: Suite = {
   title: 'Authentication on a protected route',
@@ -115,6 +143,13 @@ export const suite: Suite = {
       app.addHook('onRequest', async (req) => { await req.jwtVerify() })
       app.get('/p', async () => body)
       return app
-    }, { perRequest: () => bearer(pooledRs256()) })
+    }, { perRequest: () => bearer(pooledRs256()) }),
+    'gh-basic-refused': refused('Gatehouse basic, wrong password (401)', () => gatehouse({ basic: { alice: { password: 'wonderland', tags: 'reader' } } }), { headers: { authorization: WRONG_BASIC } }),
+    'gh-bearer-refused': refused('Gatehouse bearer, unknown token (401)', () => gatehouse({ bearer: { svc: { token: BEARER, tags: 'reader' } } }), { headers: bearer(WRONG_BEARER) }),
+    'gh-apikey-refused': refused('Gatehouse API key, unknown key (401)', async () => gatehouse({ apiKeys: await keyStore() }), { headers: bearer(UNKNOWN_API_KEY) }),
+    'gh-jwt-refused': refused('Gatehouse JWT HS256, bad signature (401)', () => gatehouse({ jwt: [HS256_MAIN] }), { headers: bearer(BAD_SIGNATURE_HS256) }),
+    ...verifierRows(1),
+    ...verifierRows(5),
+    ...verifierRows(20)
   }
 }

@@ -8,7 +8,8 @@ import { StaticTokens, TOKEN68 } from './bearer.js'
 import { bearerSource, TokenFunction } from './bearer-function.js'
 import { BearerScheme } from './bearer-scheme.js'
 import { BoundedCache } from './bounded-cache.js'
-import { BAD_HEADER, INVALID_CREDENTIALS, INVALID_REQUEST, INVALID_TOKEN, KEYS_UNAVAILABLE, REVOCATION_UNAVAILABLE, UNSUPPORTED_SCHEME, unauthorized } from './errors.js'
+import { RepeatFilter } from './repeat-filter.js'
+import { BAD_HEADER, INVALID_CREDENTIALS, INVALID_REQUEST, INVALID_TOKEN, KEYS_UNAVAILABLE, refusal, REVOCATION_UNAVAILABLE, UNSUPPORTED_SCHEME, unauthorized } from './errors.js'
 import { decodeJws, type DecodedJws } from './jws.js'
 import { JwtVerifier, type JwtFailure, type VerifiedJwt } from './jwt.js'
 import { resolveAuthOptions, type AuthOptions, type ResolvedAuthOptions } from './options.js'
@@ -39,8 +40,13 @@ export class AuthCore {
   // D-AUTH-47: the scheme of every bearer credential.
   readonly #scheme: BearerScheme
   readonly #verifiers: readonly JwtVerifier[]
+  // D-AUTH-02: the verifiers of each algorithm, in order; built once.
+  readonly #byAlgorithm = new Map<string, readonly JwtVerifier[]>()
+  // Per algorithm: whether a token's `iss` picks among its verifiers.
+  readonly #byIssuer = new Map<string, boolean>()
   readonly #apiKeys: ApiKeyStore | undefined
   readonly #jwtCache: BoundedCache<Avatar>
+  readonly #jwtRepeats: RepeatFilter
   readonly #jwtTtlMs: number
   readonly #keyAvatars = new WeakMap<ApiKeyRecord, Avatar>()
   readonly #now: () => number
@@ -53,6 +59,7 @@ export class AuthCore {
   readonly challenges: readonly string[]
   // Refusals of a token that was valid once (exp, maxAge): authenticateJwt may take them as no token.
   readonly #expiredRefusals = new WeakSet<HttpError>()
+  readonly #challenges401 = new BoundedCache<string>(64)
 
   private constructor (options: ResolvedAuthOptions, verifiers: readonly JwtVerifier[], now: () => number) {
     const { realm } = options
@@ -63,8 +70,14 @@ export class AuthCore {
     this.#tokens = tokens instanceof StaticTokens ? tokens : undefined
     this.#tokenFunction = tokens instanceof TokenFunction ? tokens : undefined
     this.#verifiers = verifiers
+    for (const v of verifiers) this.#byAlgorithm.set(v.algorithm, [...(this.#byAlgorithm.get(v.algorithm) ?? []), v])
+    // D-AUTH-58: with one verifier the
+    // signature is checked before the payload is parsed, as ever; with
+    // several, an issuer list lets a token skip the others' signature checks.
+    for (const [alg, list] of this.#byAlgorithm) this.#byIssuer.set(alg, list.length > 1 && list.some((v) => v.hasIssuers))
     this.#apiKeys = options.apiKeys
     this.#jwtCache = new BoundedCache(options.jwtCache.max)
+    this.#jwtRepeats = new RepeatFilter(options.jwtCache.max)
     this.#jwtTtlMs = options.jwtCache.ttl * 1000
     this.#now = now
     this.#basicChallenge = formatChallenge('Basic', { realm, charset: 'UTF-8' })
@@ -90,7 +103,17 @@ export class AuthCore {
   }
 
   #bearerChallenge (error?: string, description?: string): string {
-    return this.#scheme.challenge(this.#realm, error, description)
+    if (error === undefined) return this.#scheme.challenge(this.#realm, error, description)
+    // A refusal's challenge is one of a few: formatting it (quoting, checking
+    // characters) was a fifth of what refusing garbage cost. Bounded: a detail
+    // may name a claim. D-AUTH-56.
+    const key = `${error}\n${description ?? ''}`
+    let challenge = this.#challenges401.get(key, 0)
+    if (challenge === undefined) {
+      challenge = this.#scheme.challenge(this.#realm, error, description)
+      this.#challenges401.set(key, challenge, Number.POSITIVE_INFINITY)
+    }
+    return challenge
   }
 
   #invalidToken (detail: string): HttpError {
@@ -101,7 +124,7 @@ export class AuthCore {
   // a 400: the client is broken, asking it to authenticate again would not help (D-AUTH-22).
   #invalidRequest (reason: string): HttpError {
     const detail = `Malformed bearer request: ${reason}`
-    return new HttpError(400, detail, { code: INVALID_REQUEST, headers: { 'www-authenticate': this.#bearerChallenge('invalid_request', detail) } })
+    return refusal(400, detail, { code: INVALID_REQUEST, headers: { 'www-authenticate': this.#bearerChallenge('invalid_request', detail) } })
   }
 
   /**
@@ -118,8 +141,9 @@ export class AuthCore {
       if (header.startsWith(this.#scheme.prefix) && this.#acceptsBearer) {
         const token = header.slice(this.#scheme.prefix.length)
         if (!token.startsWith('gak_')) {
-          // A configured token or a cached JWT was checked when it was stored.
-          const known = this.#tokens?.find(token) ?? this.#jwtCache.get(token, this.#now())
+          // A configured token or a cached JWT was checked when it was stored;
+          // with bearer.auth, the function is asked first, cached JWT or not (D-AUTH-46).
+          const known = this.#tokens?.find(token) ?? (this.#tokenFunction === undefined ? this.#jwtCache.get(token, this.#now()) : undefined)
           if (known !== undefined) return known
         }
         if (TOKEN68.test(token)) return this.#bearerToken(token, request)
@@ -202,20 +226,27 @@ export class AuthCore {
     if (jws === 'malformed') throw this.#invalidToken('The token is malformed')
     if (jws === 'critical') throw this.#invalidToken('The token uses unsupported critical header parameters')
     // D-AUTH-02: the token's alg picks the verifiers; `none` or HS-with-an-RSA-key never reaches a key.
-    const candidates = this.#verifiers.filter((v) => v.algorithm === jws.header.alg)
-    if (candidates.length === 0) throw this.#invalidToken('The token algorithm is not accepted')
-    return this.#tryVerifiers(token, jws, candidates, 0, this.#now(), undefined, request)
+    const alg = jws.header.alg as string
+    const candidates = this.#byAlgorithm.get(alg)
+    if (candidates === undefined) throw this.#invalidToken('The token algorithm is not accepted')
+    return this.#tryVerifiers(token, jws, candidates, this.#byIssuer.get(alg)!, 0, this.#now(), undefined, request)
   }
 
   // Tries the verifiers in order, synchronously while their keys are local;
   // continues asynchronously from the first one that needs a remote key.
-  #tryVerifiers (token: string, jws: DecodedJws, candidates: readonly JwtVerifier[], from: number, now: number, failure: JwtFailure | undefined, request: FastifyRequest | undefined): Avatar | Promise<Avatar> {
+  #tryVerifiers (token: string, jws: DecodedJws, candidates: readonly JwtVerifier[], byIssuer: boolean, from: number, now: number, failure: JwtFailure | undefined, request: FastifyRequest | undefined): Avatar | Promise<Avatar> {
     for (let i = from; i < candidates.length; i++) {
-      const result = candidates[i]!.verify(jws, now, request)
+      const candidate = candidates[i]!
+      const skipped = candidate.cannotAccept(jws, byIssuer)
+      if (skipped !== undefined) {
+        failure = this.#worse(failure, skipped)
+        continue
+      }
+      const result = candidate.verify(jws, now, request)
       if (result instanceof Promise) {
         return result.then((settled) => {
           const avatar = this.#accept(token, settled, now)
-          return avatar ?? this.#tryVerifiers(token, jws, candidates, i + 1, now, this.#worse(failure, settled as JwtFailure), request)
+          return avatar ?? this.#tryVerifiers(token, jws, candidates, byIssuer, i + 1, now, this.#worse(failure, settled as JwtFailure), request)
         })
       }
       const avatar = this.#accept(token, result, now)
@@ -258,7 +289,9 @@ export class AuthCore {
 
   #accept (token: string, result: VerifiedJwt | JwtFailure, now: number): Avatar | undefined {
     if (!('avatar' in result)) return undefined
-    this.#jwtCache.set(token, result.avatar, Math.min(result.validUntil, now + this.#jwtTtlMs))
+    // D-AUTH-61: once the cache is full, a token must come back to get in.
+    if (this.#jwtCache.full && !this.#jwtRepeats.repeated(token)) return result.avatar
+    this.#jwtCache.set(token, result.avatar, Math.min(result.validUntil, now + this.#jwtTtlMs), now)
     return result.avatar
   }
 

@@ -82,7 +82,7 @@ export function basicBackend (basic: unknown, cache: CacheOptions, guard: Passwo
 
 interface Verified {
   readonly avatar: Avatar
-  /** The store's credential stamp when verified; undefined for `validate`. */
+  /** The store's credential stamp when verified; undefined for `validate` (a store's hit always has one). */
   readonly stamp: string | undefined
 }
 
@@ -118,7 +118,8 @@ class SourceBackend implements BasicCredentialBackend {
     const digest = this.#verified.size === 0 ? undefined : sha256(credentials)
     const hit = digest === undefined ? undefined : this.#verified.get(digest, now)
     if (hit !== undefined) {
-      if (hit.stamp === undefined) return hit.avatar
+      // A store's hit is re-checked however it was stored; validate's stands for the ttl.
+      if (this.#source.kind === 'validate') return hit.avatar
       return this.#followUser(hit, digest!, credentials, now, request)
     }
     return this.#verify(credentials, digest, now, request)
@@ -127,10 +128,11 @@ class SourceBackend implements BasicCredentialBackend {
   async #followUser (hit: Verified, digest: string, credentials: string, now: number, request: unknown): Promise<Outcome> {
     const { identity } = hit.avatar
     const standing = await (this.#source as { store: UserStore }).store.standing(identity)
-    if (standing === null) {
-      this.#verified.delete(digest)
-      return INVALID
-    }
+    // Disabled or deleted: refused, but the entry stays, so a client retrying
+    // costs a standing() and not a password hash each time (nor a slot of
+    // basicConcurrency). A re-enable serves it again; a new password or a
+    // re-created user has another stamp and is verified afresh.
+    if (standing === null) return INVALID
     if (standing.stamp !== hit.stamp) {
       this.#verified.delete(digest)
       return this.#verify(credentials, digest, now, request)
@@ -151,13 +153,16 @@ class SourceBackend implements BasicCredentialBackend {
       ? async (): Promise<Avatar | null> => {
         const verified = await source.store.verify(user, password)
         if (verified === null) return null
-        stamp = verified.stamp
+        // A store of yours that gives no stamp: its users are verified on every request.
+        stamp = typeof verified.stamp === 'string' && verified.stamp !== '' ? verified.stamp : undefined
         return new Avatar(verified.identity, { tags: verified.tags, backend: 'basic' })
       }
       : async (): Promise<Avatar | null> => await callCallback('basic.validate', password, () => source.validate(user, password, request as FastifyRequest),
         (tags) => new Avatar(user, { tags, backend: 'basic' }))
     return this.#guard.check(user, request, verify).then((avatar) => {
       if (avatar === null) return INVALID
+      // Without a stamp a new password could not be noticed: nothing to cache.
+      if (source.kind === 'store' && stamp === undefined) return avatar
       this.#verified.set(digest ?? sha256(credentials), { avatar, stamp }, now + this.#ttlMs)
       return avatar
     })

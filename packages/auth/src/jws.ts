@@ -1,4 +1,5 @@
 import { constants, createHmac, KeyObject, timingSafeEqual, verify } from 'node:crypto'
+import { BoundedCache } from './bounded-cache.js'
 
 // Compact JWS (RFC 7515) signatures checked synchronously with node:crypto.
 // jose is kept for key import and remote key sets; its WebCrypto verify is
@@ -21,12 +22,71 @@ const HASH: Readonly<Record<string, string>> = {
 const CURVE: Readonly<Record<string, string>> = { ES256: 'prime256v1', ES384: 'secp384r1', ES512: 'secp521r1' }
 const BASE64URL = /^[A-Za-z0-9_-]+$/
 
-/** A compact JWS split and its header parsed; the payload stays encoded until the signature is checked. */
-export interface DecodedJws {
+/** What {@link DecodedJws.claims} answers for a payload that is not JSON. */
+export const MALFORMED_PAYLOAD = Symbol('malformed payload')
+const NOT_PARSED = Symbol('not parsed')
+
+/**
+ * A compact JWS split and its header parsed. The signature and the payload
+ * stay encoded until first asked for, then are decoded once however many
+ * verifiers look at them.
+ */
+export class DecodedJws {
   readonly header: Readonly<Record<string, unknown>>
+  /** The payload, base64url. */
   readonly payload: string
   readonly signingInput: string
-  readonly signature: Buffer
+  readonly #encodedSignature: string
+  #signature: Buffer | undefined
+  #claims: unknown = NOT_PARSED
+
+  constructor (header: Readonly<Record<string, unknown>>, payload: string, signingInput: string, signature: string) {
+    this.header = header
+    this.payload = payload
+    this.signingInput = signingInput
+    this.#encodedSignature = signature
+  }
+
+  /** The signature's bytes. */
+  get signature (): Buffer {
+    return (this.#signature ??= Buffer.from(this.#encodedSignature, 'base64url'))
+  }
+
+  /**
+   * The payload parsed (any JSON value), or {@link MALFORMED_PAYLOAD}.
+   * Read only after a signature check passed, or to skip verifiers that
+   * could not accept the token whatever its signature (D-AUTH-01).
+   */
+  get claims (): unknown {
+    if (this.#claims === NOT_PARSED) {
+      try {
+        this.#claims = JSON.parse(Buffer.from(this.payload, 'base64url').toString('utf8'))
+      } catch {
+        this.#claims = MALFORMED_PAYLOAD
+      }
+    }
+    return this.#claims
+  }
+}
+
+type Header = Readonly<Record<string, unknown>> | 'not-a-jws' | 'critical'
+
+// Tokens of one issuer share a handful of headers (alg, typ, kid): each is
+// parsed once. Bounded; any header may be evicted, it is parsed again then.
+const HEADERS = new BoundedCache<Header>(64)
+
+function parseHeader (head: string): Header {
+  let header: unknown
+  try {
+    header = JSON.parse(Buffer.from(head, 'base64url').toString('utf8'))
+  } catch {
+    return 'not-a-jws'
+  }
+  if (header === null || typeof header !== 'object' || Array.isArray(header) || typeof (header as { alg?: unknown }).alg !== 'string') return 'not-a-jws'
+  // RFC 7515 §4.1.11: extensions we do not understand must be refused (D-AUTH-01).
+  if ('crit' in header || 'b64' in header) return 'critical'
+  // Shared by every token with this header: nobody may change it.
+  return Object.freeze(header as Record<string, unknown>)
 }
 
 /** Splits a compact JWS, or says why it is not one. The payload is not parsed here. */
@@ -38,16 +98,12 @@ export function decodeJws (token: string): DecodedJws | 'not-a-jws' | 'malformed
   const payload = token.slice(first + 1, second)
   const signature = token.slice(second + 1)
   if (!BASE64URL.test(head) || !BASE64URL.test(payload) || (signature !== '' && !BASE64URL.test(signature))) return 'malformed'
-  let header: unknown
-  try {
-    header = JSON.parse(Buffer.from(head, 'base64url').toString('utf8'))
-  } catch {
-    return 'not-a-jws'
+  let header = HEADERS.get(head, 0)
+  if (header === undefined) {
+    header = parseHeader(head)
+    HEADERS.set(head, header, Number.POSITIVE_INFINITY)
   }
-  if (header === null || typeof header !== 'object' || Array.isArray(header) || typeof (header as { alg?: unknown }).alg !== 'string') return 'not-a-jws'
-  // RFC 7515 §4.1.11: extensions we do not understand must be refused (D-AUTH-01).
-  if ('crit' in header || 'b64' in header) return 'critical'
-  return { header: header as Record<string, unknown>, payload, signingInput: token.slice(0, second), signature: Buffer.from(signature, 'base64url') }
+  return typeof header === 'string' ? header : new DecodedJws(header, payload, token.slice(0, second), signature)
 }
 
 /**
@@ -72,12 +128,14 @@ export function keyProblem (algorithm: string, key: KeyObject | Buffer): string 
 
 /** Checks the signature of `jws` with `key` under `algorithm` (already pinned and matched by the caller). */
 export function signatureValid (algorithm: string, key: KeyObject | Buffer, jws: DecodedJws): boolean {
-  const data = Buffer.from(jws.signingInput)
   try {
     if (algorithm.startsWith('HS')) {
-      const mac = createHmac(HASH[algorithm]!, key as Buffer).update(data).digest()
-      return mac.length === jws.signature.length && timingSafeEqual(mac, jws.signature)
+      // The signing input is base64url text: its latin1 bytes are its UTF-8 bytes.
+      const mac = createHmac(HASH[algorithm]!, key as Buffer).update(jws.signingInput, 'latin1').digest()
+      const signature = jws.signature
+      return mac.length === signature.length && timingSafeEqual(mac, signature)
     }
+    const data = Buffer.from(jws.signingInput, 'latin1')
     const publicKey = key as KeyObject
     if (algorithm.startsWith('RS')) return verify(HASH[algorithm]!, data, publicKey, jws.signature)
     if (algorithm.startsWith('PS')) {

@@ -1,5 +1,6 @@
 // RFC 7519 §4.1 checks of a verified token's claims: one checker for every algorithm (D-AUTH-01).
 import type { ClaimMatcher } from './jwt-matchers.js'
+import { MALFORMED_PAYLOAD } from './jws.js'
 
 /** What the claims are checked against. */
 export interface ClaimRules {
@@ -21,14 +22,9 @@ export interface CheckedClaims {
 
 const isNumericDate = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v)
 
-/** The parsed claims set, or the reason it is refused (RFC 6750 error_description words). */
-export function checkClaims (payload: string, rules: ClaimRules, now: number): CheckedClaims | { readonly detail: string, readonly expired?: true } {
-  let claims: unknown
-  try {
-    claims = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'))
-  } catch {
-    return { detail: 'The token is malformed' }
-  }
+/** The claims set (the payload as `DecodedJws.claims` parsed it), or the reason it is refused (RFC 6750 error_description words). */
+export function checkClaims (claims: unknown, rules: ClaimRules, now: number): CheckedClaims | { readonly detail: string, readonly expired?: true } {
+  if (claims === MALFORMED_PAYLOAD) return { detail: 'The token is malformed' }
   if (claims === null || typeof claims !== 'object' || Array.isArray(claims)) return { detail: 'The token claims are invalid' }
   const { exp, nbf, iat, iss, aud } = claims as Record<string, unknown>
   const seconds = Math.floor(now / 1000)

@@ -3,7 +3,7 @@ import { isUint8Array } from 'node:util/types'
 import type { FastifyRequest } from 'fastify'
 import type { JWK } from 'jose'
 import { isThenable, LruMap } from '@fastify-gatehouse/core'
-import { keyProblem, type DecodedJws } from './jws.js'
+import { keyProblem, MALFORMED_PAYLOAD, type DecodedJws } from './jws.js'
 import { settleWithin } from './settle-within.js'
 
 /**
@@ -61,12 +61,8 @@ export class KeyResolver {
 
   /** The key for `jws`, synchronously when the resolver answers synchronously. */
   key (jws: DecodedJws, request: FastifyRequest | undefined): ResolvedKey | Promise<ResolvedKey> {
-    let claims: unknown
-    try {
-      claims = JSON.parse(Buffer.from(jws.payload, 'base64url').toString('utf8'))
-    } catch {
-      return { detail: 'The token is malformed' }
-    }
+    const claims = jws.claims
+    if (claims === MALFORMED_PAYLOAD) return { detail: 'The token is malformed' }
     if (claims === null || typeof claims !== 'object' || Array.isArray(claims)) return { detail: 'The token claims are invalid' }
     let answer: ReturnType<JwtKeyResolver>
     try {

@@ -9,6 +9,8 @@ export type ClaimPatterns = ClaimPattern | readonly ClaimPattern[]
 /** Compiled patterns: exact strings in a set, RegExps tested in order. */
 export interface ClaimMatcher {
   readonly test: (value: unknown) => boolean
+  /** The accepted values when they are all exact strings (no RegExp); lets auth pick verifiers by `iss` before a signature check. */
+  readonly exact?: ReadonlySet<string>
 }
 
 /**
@@ -36,6 +38,6 @@ export function compileClaimPatterns (option: unknown, fail: (problem: string) =
       fail('must be a string, a RegExp or a non-empty list of them (an empty string matches nothing)')
     }
   }
-  if (patterns.length === 0) return { test: (value) => typeof value === 'string' && exact.has(value) }
+  if (patterns.length === 0) return { test: (value) => typeof value === 'string' && exact.has(value), exact }
   return { test: (value) => typeof value === 'string' && (exact.has(value) || patterns.some((p) => p.test(value))) }
 }

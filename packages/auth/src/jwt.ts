@@ -115,7 +115,10 @@ export interface JwtFailure {
 /** A verified token: the caller, and until when the verification holds (ms). */
 export interface VerifiedJwt {
   readonly avatar: Avatar
+  /** Until when the avatar may be cached: `expiresAt`, capped by the verifier's `cacheTtl`. */
   readonly validUntil: number
+  /** Until when the token itself holds: `exp`, or `iat + maxAge`, whichever is first. */
+  readonly expiresAt: number
 }
 
 type RemoteKeys = ReturnType<typeof createRemoteJWKSet>
@@ -151,11 +154,17 @@ function authTime (claim: unknown, now: number, toleranceSeconds: number): numbe
   return Number.isFinite(at) && at <= now + toleranceSeconds * 1000 ? at : null
 }
 
+// Refusals of a verifier that cannot accept a token whatever its signature.
+const NO_MATCHING_KEY: JwtFailure = Object.freeze({ detail: 'No key matches the token' })
+const ISSUER_NOT_ACCEPTED: JwtFailure = Object.freeze({ detail: 'The token issuer is not accepted' })
+
 /** One configured verifier, keys imported once. */
 export class JwtVerifier {
   readonly name: string
   readonly algorithm: JwtAlgorithm
   readonly #key: KeyObject | Buffer | undefined
+  // The `kid` of a JWK publicKey: tokens naming another key are not its.
+  readonly #kid: string | undefined
   readonly #remote: RemoteKeys | undefined
   readonly #remoteKeys = new WeakMap<object, KeyObject | string>()
   readonly #rules: ClaimRules
@@ -173,6 +182,8 @@ export class JwtVerifier {
     this.#key = key
     this.#remote = remote
     const { issuer, audience } = extras
+    const { publicKey } = options
+    this.#kid = typeof publicKey === 'object' && typeof publicKey.kid === 'string' ? publicKey.kid : undefined
     this.#resolver = options.key === undefined ? undefined : new KeyResolver(options.key, options.algorithm)
     this.#policy = extras.policy
     this.#revocation = options.isRevoked === undefined ? undefined : new RevocationCheck(options.isRevoked, REVOKED_TOKENS_MAX)
@@ -237,6 +248,39 @@ export class JwtVerifier {
   }
 
   /**
+   * Why this verifier refuses `jws` whatever its signature, without checking
+   * it: the token names a key (`kid`) other than this verifier's JWK, or,
+   * when `byIssuer`, its payload has an `iss` outside this verifier's
+   * `issuer` (or none). Undefined when it may accept it, or when the payload
+   * is not JSON (the signature is then checked first, as always). A token
+   * is refused by a skipped verifier exactly as it would be after the
+   * check; nothing in it is trusted before a signature passes.
+   * D-AUTH-58.
+   */
+  cannotAccept (jws: DecodedJws, byIssuer: boolean): JwtFailure | undefined {
+    if (this.#kid !== undefined) {
+      const kid = jws.header.kid
+      if (typeof kid === 'string' && kid !== this.#kid) return NO_MATCHING_KEY
+    }
+    // Only exact issuers pick: a configured RegExp never runs on a payload
+    // whose signature has not been checked (no ReDoS surface before it).
+    const issuers = this.#rules.issuer?.exact
+    if (byIssuer && issuers !== undefined) {
+      const claims = jws.claims
+      if (claims !== null && typeof claims === 'object') {
+        const { iss } = claims as { iss?: unknown }
+        if (typeof iss !== 'string' || !issuers.has(iss)) return ISSUER_NOT_ACCEPTED
+      }
+    }
+    return undefined
+  }
+
+  /** Whether this verifier's `issuer` is exact strings only (tokens from others can be skipped unchecked). */
+  get hasIssuers (): boolean {
+    return this.#rules.issuer?.exact !== undefined
+  }
+
+  /**
    * Verifies a decoded token whose header `alg` equals this verifier's
    * algorithm: synchronously with a configured key, asynchronously when the
    * key comes from a remote key set. Never throws or rejects.
@@ -268,14 +312,15 @@ export class JwtVerifier {
   // The isRevoked hook, asked last: only about a token that passed every other check.
   #unlessRevoked (result: VerifiedJwt | JwtFailure, jws: DecodedJws, now: number, request: FastifyRequest | undefined): VerifiedJwt | JwtFailure | Promise<VerifiedJwt | JwtFailure> {
     if (this.#revocation === undefined || !('avatar' in result)) return result
-    const answer = this.#revocation.check(jws.signingInput, result.avatar.claims!, result.validUntil, now, request)
+    // A revoked token stays refused until it expires, not only for cacheTtl (D-AUTH-52).
+    const answer = this.#revocation.check(jws.signingInput, result.avatar.claims!, result.expiresAt, now, request)
     return answer instanceof Promise ? answer.then((a) => revocationOutcome(a, result)) : revocationOutcome(answer, result)
   }
 
   #check (jws: DecodedJws, key: KeyObject | Buffer, now: number): VerifiedJwt | JwtFailure {
     // D-AUTH-01: the signature is checked before the payload is parsed.
     if (!signatureValid(this.algorithm, key, jws)) return { detail: 'The token signature is invalid' }
-    const checked = checkClaims(jws.payload, this.#rules, now)
+    const checked = checkClaims(jws.claims, this.#rules, now)
     if ('detail' in checked) return checked
     const { claims } = checked
     const problem = this.#policy?.(jws.header, claims)
@@ -294,7 +339,7 @@ export class JwtVerifier {
       // past Avatar's depth: a refusal, never a 500 (verify never throws).
       return { detail: 'The token claims are not plain JSON data' }
     }
-    return { avatar, validUntil }
+    return { avatar, validUntil, expiresAt: checked.validUntil }
   }
 }
 

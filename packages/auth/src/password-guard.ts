@@ -1,9 +1,8 @@
-import { HttpError } from '@fastify-gatehouse/core'
-import { BUSY, GATEHOUSE_AUTH_INVALID_CONFIG, LOCKED } from './errors.js'
+import type { Avatar, HttpError } from '@fastify-gatehouse/core'
+import { BUSY, GATEHOUSE_AUTH_INVALID_CONFIG, LOCKED, refusal } from './errors.js'
 import { LOCKOUT_LIMITS, type LockoutPolicy } from './lockout/lockout-policy.js'
 import type { LockoutStore } from './lockout/lockout-store.js'
 import { MemoryLockoutStore } from './lockout/memory-lockout-store.js'
-import type { Avatar } from '@fastify-gatehouse/core'
 
 /** Lockout of Basic passwords (off unless given): the keys and defaults of the server's login lockout. */
 export interface BasicLockoutOptions {
@@ -54,11 +53,11 @@ export function resolveLockout (options: BasicLockoutOptions | undefined): Locko
 }
 
 function busy (): HttpError {
-  return new HttpError(503, 'Too many sign-ins are being checked at once; try again shortly', { code: BUSY, headers: { 'retry-after': '1' } })
+  return refusal(503, 'Too many sign-ins are being checked at once; try again shortly', { code: BUSY, headers: { 'retry-after': '1' } })
 }
 
 function locked (retryAfter: number): HttpError {
-  return new HttpError(429, `Too many failed sign-ins; try again in ${retryAfter} s`, { code: LOCKED, headers: { 'retry-after': String(retryAfter) } })
+  return refusal(429, `Too many failed sign-ins; try again in ${retryAfter} s`, { code: LOCKED, headers: { 'retry-after': String(retryAfter) } })
 }
 
 // A settling call whose failure must not hide the outcome being reported.

@@ -1,10 +1,10 @@
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify'
-import { Avatar, declareCredentialCookie, HttpError, routeNeedsCaller } from '@fastify-gatehouse/core'
+import { Avatar, credentialCookiesGuarded, declareCredentialCookie, routeNeedsCaller } from '@fastify-gatehouse/core'
 import { announceAccepted } from './anonymous-challenge.js'
 import { AuthCore } from './auth-core.js'
 import { cookieToken } from './jwt-cookie.js'
 import { repeatsAuthorization } from './duplicate-authorization.js'
-import { DUPLICATE_AUTHORIZATION } from './errors.js'
+import { DUPLICATE_AUTHORIZATION, refusal } from './errors.js'
 import { KNOWN_SECTIONS, type AuthOptions } from './options.js'
 
 /**
@@ -20,7 +20,15 @@ export const authHook: FastifyPluginAsync<AuthOptions> = async function auth (ap
   announceAccepted(app, core, options.challengeAnonymous ?? false)
   const { jwtCookie } = options
   // The cookie gives ambient authority, as the session cookie does: csrf checks it (D-CSRF-09).
-  if (jwtCookie !== undefined) declareCredentialCookie(app, jwtCookie)
+  if (jwtCookie !== undefined) {
+    declareCredentialCookie(app, jwtCookie)
+    // Without csrf a cross-site form post carries the cookie unchecked (D-CSRF-09).
+    app.addHook('onReady', async function warnUnguardedCookie () {
+      if (!credentialCookiesGuarded(app)) {
+        app.log.warn(`auth: jwtCookie "${jwtCookie}" authenticates requests that another site can make the browser send; register the csrf component, or give the cookie SameSite=Strict and check Origin yourself`)
+      }
+    })
+  }
 
   app.addHook('onRequest', function authenticate (request, _reply, done) {
     const header = request.headers.authorization
@@ -33,7 +41,7 @@ export const authHook: FastifyPluginAsync<AuthOptions> = async function auth (ap
       return
     }
     if (repeatsAuthorization(request.raw.rawHeaders)) {
-      done(new HttpError(400, 'Send one Authorization header, not several', { code: DUPLICATE_AUTHORIZATION }))
+      done(refusal(400, 'Send one Authorization header, not several', { code: DUPLICATE_AUTHORIZATION }))
       return
     }
     let caller: Avatar | Promise<Avatar>

@@ -2,12 +2,19 @@ import { sha256 } from '@fastify-gatehouse/core'
 import { GATEHOUSE_AUTH_INVALID_CONFIG } from './errors.js'
 
 /**
- * Up to this many secrets, comparing a candidate with every one of them in
- * constant time costs less than hashing it (a SHA-256 is ~0.3 µs, a compare
- * of a 43-character string ~0.05 µs); past it, the digest map keeps the
- * lookup O(1). Measured in bench/auth (D-AUTH-11).
+ * Characters compared at most by a scan (entries × the candidate's
+ * length): while a lookup stays within it, comparing the candidate with
+ * every secret in constant time costs less than hashing it; past it, one
+ * SHA-256 and a map lookup do (~6.2 k instructions, against ~40 per
+ * character compared). bench/scan-limit.ts measured the crossover at 3–4
+ * 43-character tokens and 4–5 32-character Basic credentials. Choosing by
+ * the candidate's length, which the caller picked, also bounds what a long
+ * garbage credential costs. D-AUTH-11; D-AUTH-59.
  */
-export const SCAN_LIMIT = 8
+export const SCAN_BUDGET = 150
+
+/** Tables of more entries than this are never scanned: even 1-character candidates would pass {@link SCAN_BUDGET}'s crossover soon. */
+const MAX_SCANNED = 16
 
 /**
  * A secret that a candidate is compared with in time that depends only on
@@ -52,25 +59,28 @@ interface Scanned<V> {
 /**
  * Values found by a secret (a static bearer token, a Basic credential),
  * without ever comparing the secret with an early exit on its content: a
- * few secrets are all compared with the candidate in constant time, more
- * are looked up by the SHA-256 of the candidate.
+ * few secrets are all compared with a short candidate in constant time;
+ * otherwise the candidate's SHA-256 is looked up. Which of the two depends
+ * on the number of entries and the candidate's length only.
  */
 export class SecretTable<V> {
   readonly #scan: ReadonlyArray<Scanned<V>> | undefined
-  readonly #byDigest: ReadonlyMap<string, V> | undefined
+  readonly #byDigest: ReadonlyMap<string, V>
+  readonly #budget: number
 
-  constructor (entries: ReadonlyArray<readonly [secret: string, value: V]>) {
-    if (entries.length <= SCAN_LIMIT) {
+  /** @param budget see {@link SCAN_BUDGET} (bench/scan-limit.ts forces either way with Infinity and 0). */
+  constructor (entries: ReadonlyArray<readonly [secret: string, value: V]>, budget = SCAN_BUDGET) {
+    this.#budget = budget
+    if (entries.length <= Math.min(MAX_SCANNED, budget)) {
       this.#scan = entries.map(([secret, value]) => ({ secret: new ConstantTimeSecret(secret), value }))
-    } else {
-      this.#byDigest = new Map(entries.map(([secret, value]) => [sha256(secret), value]))
     }
+    this.#byDigest = new Map(entries.map(([secret, value]) => [sha256(secret), value]))
   }
 
   /** The value for `candidate`, or undefined. */
   find (candidate: string): V | undefined {
     const scan = this.#scan
-    if (scan === undefined) return this.#byDigest!.get(sha256(candidate))
+    if (scan === undefined || candidate.length * scan.length > this.#budget) return this.#byDigest.get(sha256(candidate))
     // Every entry is compared, whichever matches: the time depends on the
     // candidate's length and the number of entries, never on their content.
     let found: V | undefined

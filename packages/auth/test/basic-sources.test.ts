@@ -88,6 +88,22 @@ test('a cached store credential follows the user: disable, delete, new password,
   t.equal((await call('bob', 'builder-22')).status, 200, 'a new user of that name verifies afresh')
 })
 
+test('a disabled user retrying costs a standing() each, never a password check: 40 at once are all 401, none 503', async (t) => {
+  const c = counted(await storeWith(['alice', 'wonderland-1', 'admin']))
+  const app = await build({ basic: { users: c.store } })
+  t.teardown(() => app.close())
+  const alice = basicHeader('alice', 'wonderland-1')
+  t.equal((await app.inject({ url: '/me', headers: { authorization: alice } })).statusCode, 200)
+  await (c.store as MemoryUserStore).setEnabled('alice', false)
+  const answers = await Promise.all(Array.from({ length: 40 }, async () => await app.inject({ url: '/me', headers: { authorization: alice } })))
+  t.same([...new Set(answers.map((r) => r.statusCode))], [401], 'all refused; none busy (basicConcurrency is 16)')
+  t.same([...new Set(answers.map((r) => r.json().code))], ['GATEHOUSE_AUTH_INVALID_CREDENTIALS'])
+  t.equal(c.verify, 1, 'no password was checked again')
+  await (c.store as MemoryUserStore).setEnabled('alice', true)
+  t.equal((await app.inject({ url: '/me', headers: { authorization: alice } })).statusCode, 200, 're-enabled: served again')
+  t.equal(c.verify, 1)
+})
+
 test('basicCache applies to a store: max 0 verifies every time, ttl bounds a hit', async (t) => {
   const c = counted(await storeWith(['alice', 'wonderland-1', 'admin']))
   let now = 1_000_000
@@ -105,6 +121,33 @@ test('basicCache applies to a store: max 0 verifies every time, ttl bounds a hit
   const avatar = await timed.authenticate(basicHeader('alice', 'wonderland-1'))
   t.equal(c2.verify, 2, 'past ttl: verified again')
   t.equal(avatar.authenticatedAt, now, 'Basic is a sign-in on every request (D-AUTH-29)')
+})
+
+test('a store of yours that gives no stamp: nothing is cached, so a new password is never missed', async (t) => {
+  const inner = await storeWith(['alice', 'wonderland-1', 'admin'])
+  let verifies = 0
+  let standings = 0
+  // A JavaScript store breaking the UserStore contract: verify answers no stamp.
+  const stampless = {
+    verify: async (identity: string, password: string) => {
+      verifies++
+      const verified = await inner.verify(identity, password)
+      return verified === null ? null : { identity: verified.identity, tags: verified.tags }
+    },
+    standing: async (identity: string) => { standings++; return await inner.standing(identity) }
+  } as unknown as UserStore
+  const app = await build({ basic: { users: stampless } })
+  t.teardown(() => app.close())
+  const me = async (password: string) => await app.inject({ url: '/me', headers: { authorization: basicHeader('alice', password) } })
+  t.equal((await me('wonderland-1')).statusCode, 200)
+  t.equal((await me('wonderland-1')).statusCode, 200)
+  t.equal(verifies, 2, 'verified on every request')
+  t.equal(standings, 0, 'no cached entry to re-check')
+  await inner.setPassword('alice', 'looking-glass-2')
+  const old = await me('wonderland-1')
+  t.equal(old.statusCode, 401, 'the old password is refused at once')
+  t.equal(old.json().code, 'GATEHOUSE_AUTH_INVALID_CREDENTIALS')
+  t.equal((await me('looking-glass-2')).statusCode, 200)
 })
 
 test('basic: { validate } answers an Avatar, tags or null, sync or async; its answers are cached', async (t) => {

@@ -59,6 +59,31 @@ test('bearer.auth beside JWT verifiers and API keys: gak_ keys go to the key sto
   t.ok(asked.includes(jwt), 'the function is asked first, in the static map\'s place')
 })
 
+test('bearer.auth is asked before the JWT cache too: a JWT it refuses after being cached is refused', async (t) => {
+  const denied = new Set<string>()
+  let asked = 0
+  const app = await build({
+    bearer: {
+      auth: (token) => {
+        asked++
+        if (denied.has(token)) throw new HttpError(401, 'Denied by the application', { code: 'APP_DENIED' })
+        return null
+      }
+    },
+    jwt: [{ name: 'main', secret: SECRET, algorithm: 'HS256', tagsClaim: 'tags' }]
+  })
+  t.teardown(() => app.close())
+  const jwt = hs256({ sub: 'jo', tags: ['reader'], exp: Math.floor(Date.now() / 1000) + 600 })
+  const me = async (): Promise<any> => await app.inject({ url: '/me', headers: { authorization: `Bearer ${jwt}` } })
+  t.equal((await me()).statusCode, 200)
+  t.equal((await me()).statusCode, 200, 'verified once, then from the JWT cache')
+  t.equal(asked, 2, 'the function was asked on the cached request too')
+  denied.add(jwt)
+  const res = await me()
+  t.equal(res.statusCode, 401, 'the function\'s refusal wins over the cached verification')
+  t.equal(res.json().code, 'APP_DENIED')
+})
+
 test('a bearer.auth that throws: an HttpError passes through; anything else is a 500 without the token', async (t) => {
   const lines: string[] = []
   const app = Fastify({ loggerInstance: pino({}, { write: (l: string) => { lines.push(l) } }) as FastifyBaseLogger })

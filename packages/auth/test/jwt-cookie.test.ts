@@ -95,6 +95,29 @@ test('auth alone declares the cookie as a credential cookie (for csrf), and read
   t.ok(credentialCookies(app).has('access_token'))
 })
 
+test('jwtCookie without a component checking credential cookies (csrf): one warning at ready; none with csrf', async (t) => {
+  const lines: Array<{ level: number, msg: string }> = []
+  const stream = { write: (line: string) => { lines.push(JSON.parse(line)) } }
+  const app = Fastify({ logger: { level: 'warn', stream } })
+  await app.register(authPlugin, options)
+  await app.ready()
+  t.teardown(() => app.close())
+  const warnings = lines.filter((l) => l.msg.includes('jwtCookie'))
+  t.equal(warnings.length, 1)
+  t.equal(warnings[0]!.level, 40)
+  t.match(warnings[0]!.msg, /jwtCookie "access_token" .*register the csrf component/)
+  t.notMatch(JSON.stringify(lines), SECRET, 'nothing secret in it')
+
+  lines.length = 0
+  const guarded = Fastify({ logger: { level: 'warn', stream } })
+  // What csrf does at registration: it asks for the credential cookies it checks.
+  await guarded.register(async (child) => { credentialCookies(child) })
+  await guarded.register(authPlugin, options)
+  await guarded.ready()
+  t.teardown(() => guarded.close())
+  t.same(lines.filter((l) => l.msg.includes('jwtCookie')), [], 'a checker registered: no warning')
+})
+
 test('jwtCookie: boot checks', async (t) => {
   await t.rejects(AuthCore.create({ jwtCookie: 'access_token' }), { code: 'GATEHOUSE_AUTH_INVALID_CONFIG', message: 'jwtCookie: names the cookie of a JWT: configure a jwt verifier too' })
   await t.rejects(AuthCore.create({ ...options, jwtCookie: 'a b' }), { code: 'GATEHOUSE_AUTH_INVALID_CONFIG', message: 'jwtCookie: must be a cookie name (an RFC 9110 token)' })

@@ -82,6 +82,24 @@ test('"not revoked" is trusted while the verified token is cached: cacheTtl, at 
   t.equal(calls - before, 2, 'cacheTtl 0: asked on every request')
 })
 
+test('a revoked answer outlives cacheTtl: remembered until the token expires, the hook not asked again', async (t) => {
+  const clock = fakeDateNow(t)
+  const denied = new Set(['r'])
+  let calls = 0
+  const app = await build(verifier({ cacheTtl: 5, isRevoked: (claims) => { calls++; return denied.has(claims.jti as string) } }))
+  t.teardown(() => app.close())
+  const token = await hs({ sub: 'alice', jti: 'r' })
+  t.equal((await call(app, token)).body.message, 'The token has been revoked')
+  denied.delete('r')
+  clock.advance(60_000)
+  const later = await call(app, token)
+  t.equal(later.status, 401, 'a minute later (12 × cacheTtl), still refused')
+  t.equal(later.body.message, 'The token has been revoked')
+  t.equal(calls, 1, 'the hook was asked once')
+  clock.advance(600_000)
+  t.equal((await call(app, token)).body.message, 'The token has expired', 'past exp, the token is refused as expired')
+})
+
 test('a failing hook is a 503 (fail closed), never a 500; a non-boolean answer too', async (t) => {
   const answers: Record<string, () => unknown> = {
     throws: () => { throw new Error('db down') },

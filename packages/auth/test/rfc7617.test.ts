@@ -81,7 +81,7 @@ test('basic: hashed credentials are verified once, then cached within bounds', a
   t.notOk(core.authenticate(header) instanceof Promise, 'a failure does not evict the good entry')
 })
 
-test('basic: the cache of verified credentials keeps at most max entries, least recently used out first', async (t) => {
+test('basic: the cache of verified credentials keeps at most max entries', async (t) => {
   const hashed = async (password: string) => ({ passwordHash: await hashPassword(password, FAST) })
   const core = await AuthCore.create({
     basic: { carol: await hashed('s3cret'), dave: await hashed('hunter2'), erin: await hashed('tr0ub4dor') },
@@ -96,13 +96,13 @@ test('basic: the cache of verified credentials keeps at most max entries, least 
   }
   await core.authenticate(carol)
   await core.authenticate(dave)
-  t.ok(cached(carol).cached, 'carol cached, and now the most recently used')
+  t.ok(cached(carol).cached, 'carol cached')
   await core.authenticate(erin)
-  t.ok(cached(carol).cached, 'carol kept: she was used after dave')
-  t.ok(cached(erin).cached, 'erin cached')
-  const evicted = cached(dave)
-  t.notOk(evicted.cached, 'dave, the least recently used, went out')
-  await evicted.settled
+  // Which one went is the cache's choice (sampled eviction, not LRU: D-AUTH-57).
+  const states = [carol, dave, erin].map(cached)
+  t.equal(states.filter((s) => s.cached).length, 2, 'two of the three are served from the cache: max 2')
+  t.ok(states[2]!.cached, 'erin, just verified, is cached')
+  await Promise.all(states.map((s) => s.settled))
   const off = await AuthCore.create({ basic: { carol: await hashed('s3cret') }, basicCache: { max: 0, ttl: 60 } })
   await off.authenticate(carol)
   const uncached = off.authenticate(carol)

@@ -8,6 +8,8 @@ import { processWide } from './shared-identity.js'
 // Kept per app (its HTTP server, shared by every encapsulated context) and
 // process-wide, so two copies of core agree (D-CORE-05). D-CSRF-09.
 const declared = processWide('core.credentialCookies.v1', () => new WeakMap<object, Set<string>>())
+// The apps whose credential cookies a component checks (csrf asked for them).
+const guarded = processWide('core.credentialCookiesGuarded.v1', () => new WeakSet<object>())
 
 interface HasServer {
   readonly server: object
@@ -37,5 +39,15 @@ export function declareCredentialCookie (app: HasServer, name: string): void {
  * still sees the declaration at request time.
  */
 export function credentialCookies (app: HasServer): ReadonlySet<string> {
+  guarded.add(app.server)
   return namesOf(app)
+}
+
+/**
+ * Whether a component checks the credential cookies of `app` (asked for
+ * them with {@link credentialCookies}): a component declaring one can warn
+ * at `onReady` when nothing does.
+ */
+export function credentialCookiesGuarded (app: HasServer): boolean {
+  return guarded.has(app.server)
 }

@@ -17,7 +17,7 @@ export { AuthRuleSyntaxError, compileAuthRule } from './auth-rule.js'
 // The `authRule` and `fresh` route options (declaration merging into Fastify's types; D-RULES-05).
 export type {} from './route-rules.js'
 export { routeNeedsCaller } from './route-rules.js'
-export { credentialCookies, declareCredentialCookie } from './credential-cookies.js'
+export { credentialCookies, credentialCookiesGuarded, declareCredentialCookie } from './credential-cookies.js'
 export type { AuthRule, Tagged } from './auth-rule.js'
 export type { AnyFastifyInstance, RequestScope } from './scope.js'
 export { defineComponent, ORDER } from './component.js'

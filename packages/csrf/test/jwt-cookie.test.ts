@@ -70,3 +70,17 @@ for (const [how, make] of [['through the chain', viaChain], ['registered alone, 
     t.same(without.json(), { who: null })
   })
 }
+
+test('with csrf registered, before or after auth, auth does not warn that its cookie is unchecked', async (t) => {
+  for (const csrfFirst of [true, false]) {
+    const lines: string[] = []
+    const app = Fastify({ logger: { level: 'warn', stream: { write: (line: string) => { lines.push(line) } } } })
+    await app.register(fastifyCookie)
+    if (csrfFirst) await app.register(csrfPlugin, {})
+    await app.register(authPlugin, auth)
+    if (!csrfFirst) await app.register(csrfPlugin, {})
+    await app.ready()
+    t.teardown(() => app.close())
+    t.same(lines.filter((l) => l.includes('jwtCookie')), [], csrfFirst ? 'csrf first' : 'csrf after auth')
+  }
+})
