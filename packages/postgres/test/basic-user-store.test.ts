@@ -44,6 +44,8 @@ test('basic: { users: PostgresUserStore }: a cached credential follows changes m
   await waitUntil(async () => (await me('looking-glass-2')).status === 401, { what: 'the disabled user refused' })
   t.equal((await me('looking-glass-2')).status, 401, 'disabled elsewhere: refused')
   await elsewhere.setEnabled('alice', true)
+  // The refused entry is kept (D-AUTH-42): the re-enable arrives as a disable does, by notification.
+  await waitUntil(async () => (await me('looking-glass-2')).status === 200, { what: 'the re-enabled user served again' })
   t.equal((await me('looking-glass-2')).status, 200)
   await elsewhere.delete('alice')
   await waitUntil(async () => (await me('looking-glass-2')).status === 401, { what: 'the deleted user refused' })
