@@ -71,9 +71,9 @@ export class AuthCore {
     this.#tokenFunction = tokens instanceof TokenFunction ? tokens : undefined
     this.#verifiers = verifiers
     for (const v of verifiers) this.#byAlgorithm.set(v.algorithm, [...(this.#byAlgorithm.get(v.algorithm) ?? []), v])
-    // D-AUTH-58: with one verifier the
-    // signature is checked before the payload is parsed, as ever; with
-    // several, an issuer list lets a token skip the others' signature checks.
+    // D-AUTH-58: with one verifier the signature is checked before the
+    // payload is parsed, as ever; with several, exact issuers let a token
+    // skip the others' signature checks.
     for (const [alg, list] of this.#byAlgorithm) this.#byIssuer.set(alg, list.length > 1 && list.some((v) => v.hasIssuers))
     this.#apiKeys = options.apiKeys
     this.#jwtCache = new BoundedCache(options.jwtCache.max)
