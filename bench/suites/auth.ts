@@ -144,6 +144,22 @@ export const suite: Suite = {
       app.get('/p', async () => body)
       return app
     }, { perRequest: () => bearer(pooledRs256()) }),
+    // What a refusal costs when nothing but the answer is done: the floor's
+    // lookup misses and sends a 401 shaped like Gatehouse's (challenge, JSON).
+    'floor-refused': refused('floor: hand-written onRequest Map lookup, unknown token (401 with a challenge and a JSON body)', async () => {
+      const callers = new Map([[`Bearer ${BEARER}`, { identity: 'svc' }]])
+      const app = Fastify()
+      app.addHook('onRequest', (req, reply, done) => {
+        if (callers.get(req.headers.authorization ?? '') === undefined) {
+          reply.code(401).header('www-authenticate', 'Bearer realm="gatehouse", error="invalid_token", error_description="The token is not valid"')
+            .send({ statusCode: 401, code: 'GATEHOUSE_AUTH_INVALID_TOKEN', error: 'Unauthorized', message: 'The token is not valid' })
+          return
+        }
+        done()
+      })
+      app.get('/p', async () => body)
+      return app
+    }, { headers: bearer(WRONG_BEARER) }),
     'gh-basic-refused': refused('Gatehouse basic, wrong password (401)', () => gatehouse({ basic: { alice: { password: 'wonderland', tags: 'reader' } } }), { headers: { authorization: WRONG_BASIC } }),
     'gh-bearer-refused': refused('Gatehouse bearer, unknown token (401)', () => gatehouse({ bearer: { svc: { token: BEARER, tags: 'reader' } } }), { headers: bearer(WRONG_BEARER) }),
     'gh-apikey-refused': refused('Gatehouse API key, unknown key (401)', async () => gatehouse({ apiKeys: await keyStore() }), { headers: bearer(UNKNOWN_API_KEY) }),

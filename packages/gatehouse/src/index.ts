@@ -29,7 +29,9 @@ export {
   passwordProblem, resolvePasswordPolicy, passwordPolicyDefaults, isCommonPassword
 } from '@fastify-gatehouse/auth'
 export type {
-  ApiKeyStore, ApiKeyRecord, UserStore, UserRecord, AuthOptions, JwtVerifierOptions, PasswordPolicy, ResolvedPasswordPolicy, PasswordProblem, PasswordRule
+  ApiKeyStore, ApiKeyRecord, UserStore, UserRecord, AuthOptions, JwtVerifierOptions, PasswordPolicy, ResolvedPasswordPolicy, PasswordProblem, PasswordRule,
+  BasicOption, BasicValidate, BearerAuth, BearerOption, BearerCase, CallbackAnswer, BasicLockoutOptions, JwtAlgorithm, JwtKey, JwtKeyResolver,
+  JwtRevocationCheck, ClaimPattern, ClaimPatterns
 } from '@fastify-gatehouse/auth'
 export { sessionPlugin, Session, MemorySessionStore, sessionHandle, lastSeenAt, userAgentLabel } from '@fastify-gatehouse/session'
 export type { SessionOptions, SessionStore, SessionRecord, SessionEntry, SessionClient } from '@fastify-gatehouse/session'
