@@ -1,5 +1,5 @@
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify'
-import { Avatar, credentialCookiesGuarded, declareCredentialCookie, routeNeedsCaller } from '@fastify-gatehouse/core'
+import { credentialCookiesGuarded, declareCredentialCookie, isThenable, routeNeedsCaller, type Avatar } from '@fastify-gatehouse/core'
 import { announceAccepted } from './anonymous-challenge.js'
 import { AuthCore } from './auth-core.js'
 import { cookieToken } from './jwt-cookie.js'
@@ -51,15 +51,7 @@ export const authHook: FastifyPluginAsync<AuthOptions> = async function auth (ap
       done(err as Error)
       return
     }
-    if (caller instanceof Avatar) {
-      request.scope.auth = caller
-      done()
-      return
-    }
-    caller.then((avatar) => {
-      request.scope.auth = avatar
-      done()
-    }, done)
+    settle(request, caller, done)
   })
 
   // The JWT cookie, read only without an Authorization header. An expired
@@ -79,14 +71,19 @@ export const authHook: FastifyPluginAsync<AuthOptions> = async function auth (ap
       done(err as Error)
       return
     }
-    if (!(caller instanceof Promise)) {
-      request.scope.auth = caller
-      done()
-      return
-    }
-    caller.then((avatar) => {
-      request.scope.auth = avatar
-      done()
-    }, done)
+    settle(request, caller, done)
   }
+}
+
+// The caller on the request, at once when known, else when the promise settles.
+function settle (request: FastifyRequest, caller: Avatar | null | Promise<Avatar | null>, done: (err?: Error) => void): void {
+  if (!isThenable(caller)) {
+    request.scope.auth = caller
+    done()
+    return
+  }
+  ;(caller as Promise<Avatar | null>).then((avatar) => {
+    request.scope.auth = avatar
+    done()
+  }, done)
 }
