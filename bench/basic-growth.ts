@@ -8,44 +8,42 @@
 // in its own process (lib/basic-growth-worker.ts); PostgreSQL in a database
 // of the run's own, dropped at the end.
 //   node --import tsx basic-growth.ts [--sizes 10,100,…] [--only kind,…] [--size-minutes 3] [--total-minutes 15] [--no-pin] [--write]
-import { execFileSync, fork, type ChildProcess } from 'node:child_process'
-import { once } from 'node:events'
 import { mkdtemp, rm } from 'node:fs/promises'
-import { cpus, loadavg, tmpdir } from 'node:os'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import { hashPassword } from '@fastify-gatehouse/auth'
 import { migrate } from '@fastify-gatehouse/postgres'
-import { KINDS, type Cell, type Kind, type WorkerConfig, type WorkerResult } from './lib/basic-growth-kinds.js'
-import { publish, usage, wholeNumber } from './lib/cli.js'
+import { KINDS, type Kind, type WorkerConfig, type WorkerResult } from './lib/basic-growth-kinds.js'
+import { cleanUpOnce } from './lib/clean-up.js'
+import { givenArgs, growingSizes, minutes, publish, RUN_FLAGS, usage } from './lib/cli.js'
 import { CHEAP_SCRYPT, PASSWORD } from './lib/growth-seed.js'
-import { pinToCpu } from './lib/pin.js'
 import { benchDatabase, onLoopback, serverVersion, sql, type BenchDatabase } from './lib/postgres-database.js'
+import { commandLine, commitOf, runStart } from './lib/run-header.js'
+import { Notes, showCell, sizeTable, thousands, type Shown } from './lib/table-cells.js'
+import { capPer, Workers } from './lib/workers.js'
 
 const DEFAULT_SIZES = '10,100,1000,10000,100000'
 const USAGE = `basic-growth.ts [--sizes ${DEFAULT_SIZES}] [--only ${KINDS.join(',')}] [--size-minutes 3] [--total-minutes 15] [--no-pin] [--write]`
-const { values } = parseArgs({
-  options: {
-    sizes: { type: 'string', default: DEFAULT_SIZES },
-    only: { type: 'string' },
-    'size-minutes': { type: 'string', default: '3' },
-    'total-minutes': { type: 'string', default: '15' },
-    'no-pin': { type: 'boolean', default: false },
-    write: { type: 'boolean', default: false }
-  }
-})
-const sizes = values.sizes.split(',').map((s) => wholeNumber('sizes', s, 10, 200_000, USAGE))
-if (sizes.some((n, i) => i > 0 && n <= sizes[i - 1]!)) usage(USAGE, '--sizes must grow: each column adds users to the database of the one before')
+const OPTIONS = {
+  sizes: { type: 'string', default: DEFAULT_SIZES },
+  only: { type: 'string' },
+  'size-minutes': { type: 'string', default: '3' },
+  'total-minutes': { type: 'string', default: '15' },
+  ...RUN_FLAGS
+} as const
+const { values } = parseArgs({ options: OPTIONS })
+const sizes = growingSizes('sizes', values.sizes, 10, 200_000, USAGE, 'each column adds users to the database of the one before')
 const kinds = (values.only?.split(',') ?? [...KINDS]) as Kind[]
 const unknown = kinds.filter((k) => !KINDS.includes(k))
 if (unknown.length > 0) usage(USAGE, `no kind ${unknown.join(', ')}; there are ${KINDS.join(', ')}`)
-const sizeMs = wholeNumber('size-minutes', values['size-minutes'], 1, 60, USAGE) * 60_000
-const totalMs = wholeNumber('total-minutes', values['total-minutes'], 1, 240, USAGE) * 60_000
+const sizeMs = minutes('size-minutes', values['size-minutes'], 60, USAGE)
+const totalMs = minutes('total-minutes', values['total-minutes'], 240, USAGE)
 const adminUrl = process.env.GATEHOUSE_BENCH_POSTGRES ?? 'postgres://postgres@127.0.0.1:5432/postgres'
 if (kinds.includes('postgres') && !onLoopback(adminUrl)) usage(USAGE, '$GATEHOUSE_BENCH_POSTGRES must be on loopback (127.0.0.1, localhost, ::1): the figures are for loopback')
 // Workers on CPU 1, as the growth benchmark's (D-BENCH-02); the database server is not ours to pin.
-const pinned = !values['no-pin'] && cpus().length >= 2
+const workers = new Workers(fileURLToPath(new URL('./lib/basic-growth-worker.ts', import.meta.url)), { pin: !values['no-pin'], gc: true })
 
 const N16 = 'N=16, r=1, p=1'
 /** The rows of the table: id (as the workers send them), the kind measuring it, the label; a string alone is a heading row. */
@@ -70,45 +68,19 @@ const ROWS: Array<[string, Kind, string] | string> = [
   ['bounded.set', 'cache', '`BoundedCache` alone, full at n: `set` of a new key (evicts the oldest), CPU µs/call']
 ]
 
-const WORKER = fileURLToPath(new URL('./lib/basic-growth-worker.ts', import.meta.url))
-const started = Date.now()
-const loadAtStart = loadavg()[0]!
-let current: ChildProcess | undefined
-
-async function runWorker (config: WorkerConfig): Promise<WorkerResult> {
-  const child = fork(WORKER, [JSON.stringify(config)], { execArgv: ['--expose-gc', '--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
-  current = child
-  if (pinned && !pinToCpu(child.pid!, 1)) console.error('taskset could not pin the worker; measuring unpinned')
-  let result: WorkerResult = { failed: 'the worker exited without a result' }
-  child.on('message', (m) => { result = m as WorkerResult })
-  const timer = setTimeout(() => {
-    result = { failed: `timed out: over the ${sizeMs / 60_000} min cap per size` }
-    child.kill('SIGKILL')
-  }, sizeMs)
-  try {
-    await once(child, 'exit')
-  } finally {
-    clearTimeout(timer)
-    current = undefined
-  }
-  return result
-}
+const start = runStart()
+const runWorker = async (config: WorkerConfig): Promise<WorkerResult> => await workers.run<WorkerResult>([JSON.stringify(config)], capPer('size', sizeMs))
 
 const dir = await mkdtemp(join(tmpdir(), 'gatehouse-basic-growth-'))
 let db: BenchDatabase | undefined
-let cleaned: Promise<void> | undefined
 /** Ends the worker, drops the database and removes the files: once, whatever ends the run. */
-const cleanUp = (): Promise<void> => (cleaned ??= (async () => {
-  current?.kill('SIGKILL')
-  if (current !== undefined) await once(current, 'exit').catch(() => {})
+const cleanUp = cleanUpOnce(async () => {
+  await workers.stop()
   await db?.drop().catch((err: Error) => { console.error(`could not drop ${db!.name}: ${err.message}`) })
   await rm(dir, { recursive: true, force: true })
-})())
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, () => { cleanUp().finally(() => process.exit(130)).catch(() => {}) })
-}
+})
 
-const cells = new Map<string, Cell | { skipped: string }>() // `${row} ${n}`
+const cells = new Map<string, Shown>() // `${row} ${n}`
 let postgresVersion = ''
 try {
   let seeded = 0
@@ -129,8 +101,8 @@ try {
     }
     for (const kind of kinds) {
       const mine = ROWS.flatMap((r) => typeof r !== 'string' && r[1] === kind ? [r[0]] : [])
-      const fill = (cell: Cell | { skipped: string }): void => { for (const id of mine) if (!cells.has(`${id} ${n}`)) cells.set(`${id} ${n}`, cell) }
-      if (Date.now() - started > totalMs) {
+      const fill = (cell: Shown): void => { for (const id of mine) if (!cells.has(`${id} ${n}`)) cells.set(`${id} ${n}`, cell) }
+      if (Date.now() - start.at > totalMs) {
         fill({ skipped: `not run: over the ${totalMs / 60_000} min cap of the whole run` })
         continue
       }
@@ -150,38 +122,16 @@ try {
 }
 
 // Failures and skips become notes under the table, each cell pointing at its note (as growth.ts).
-const notes: string[] = []
-const noteOf = (text: string): string => {
-  let at = notes.indexOf(text)
-  if (at === -1) at = notes.push(text) - 1
-  return String.fromCharCode(97 + (at % 26)) + (at >= 26 ? String(at) : '')
-}
-const figure = (x: number): string => x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x >= 1 ? x.toFixed(2) : x.toPrecision(2)
-const show = (cell: Cell | { skipped: string } | undefined): string => {
-  if (cell === undefined) return ''
-  if (typeof cell === 'number') return figure(cell)
-  if ('skipped' in cell) return `n/m (${noteOf(cell.skipped)})`
-  return cell.failed.startsWith('not measured') ? `n/m (${noteOf(cell.failed)})` : `✗ (${noteOf(cell.failed)})`
-}
-const thousands = (n: number): string => n.toLocaleString('en-US').replaceAll(',', ' ')
-const commit = (() => { try { return execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim() } catch { return 'unknown' } })()
-const args = [
-  values.sizes === DEFAULT_SIZES ? '' : `--sizes ${values.sizes}`,
-  values.only === undefined ? '' : `--only ${values.only}`,
-  values['no-pin'] ? '--no-pin' : ''
-].filter((a) => a !== '').join(' ')
+const notes = new Notes()
+const args = givenArgs(OPTIONS, values, ['sizes', 'only', 'no-pin'])
 const rows = ROWS.filter((r) => typeof r === 'string' || kinds.includes(r[1]))
 const table = [
-  `#### Basic from a user store at commit ${commit}`,
+  `#### Basic from a user store at commit ${commitOf()}`,
   '',
-  `Command: \`pnpm --filter @fastify-gatehouse/bench exec node --import tsx basic-growth.ts${args === '' ? '' : ` ${args}`}\` (after \`pnpm build\`) · ${new Date().toISOString().slice(0, 10)} · ${cpus().length} × ${cpus()[0]?.model.trim() ?? 'cpu'} · Node ${process.version}${postgresVersion} · load average ${loadAtStart.toFixed(2)} at the start, ${loadavg()[0]!.toFixed(2)} at the end, ${((Date.now() - started) / 60_000).toFixed(1)} min${pinned ? ' · each kind at each size in its own process pinned to CPU 1 (PostgreSQL unpinned)' : ' · unpinned'}.`,
+  commandLine('basic-growth.ts', args, start, postgresVersion, workers.pinned ? 'each kind at each size in its own process pinned to CPU 1 (PostgreSQL unpinned)' : 'unpinned'),
   '',
-  `| measurement | ${sizes.map(thousands).join(' | ')} |`,
-  `| --- | ${sizes.map(() => '---:').join(' | ')} |`,
-  ...rows.map((r) => typeof r === 'string'
-    ? `| ${r} | ${sizes.map(() => '').join(' | ')} |`
-    : `| ${r[2]} | ${sizes.map((n) => show(cells.get(`${r[0]} ${n}`))).join(' | ')} |`),
-  ...(notes.length === 0 ? [] : ['', ...notes.map((text) => `- (${noteOf(text)}) ${text.replaceAll('|', '\\|')}`)])
+  ...sizeTable(sizes.map(thousands), rows.map((r) => typeof r === 'string' ? r : [r[2], sizes.map((n) => showCell(cells.get(`${r[0]} ${n}`), notes))])),
+  ...notes.section()
 ].join('\n')
 console.log(table)
 if (values.write) await publish('growth:basic', table)

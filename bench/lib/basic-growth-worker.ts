@@ -12,9 +12,10 @@ import { AuthCore, FileUserStore, hashPassword, MemoryUserStore, parsePasswordHa
 import { PostgresUserStore } from '@fastify-gatehouse/postgres'
 // Not exported: the verified-credential cache itself, measured alone beside AuthCore's use of it.
 import { BoundedCache } from '../../packages/auth/src/bounded-cache.js'
-import type { Cell, WorkerConfig, WorkerResult } from './basic-growth-kinds.js'
+import type { WorkerConfig, WorkerResult } from './basic-growth-kinds.js'
 import { cpuMs, heapAfterGc, idleGap, median, microsPerCall, watchEventLoop } from './growth-measure.js'
 import { CHEAP_SCRYPT, identityOf, PASSWORD, seedUserFile } from './growth-seed.js'
+import { check, Rows, spread } from './worker-rows.js'
 
 // Distinct users the request loops go round, spread over the whole store.
 const POOL = 1024
@@ -35,24 +36,7 @@ const config = JSON.parse(process.argv[2] ?? '{}') as WorkerConfig
 const { kind, n } = config
 if (process.send === undefined) throw new Error('basic-growth-worker.ts is forked by basic-growth.ts')
 
-const rows: Record<string, Cell> = {}
-const messageOf = (err: unknown): string => (err instanceof Error ? `${(err as { code?: string }).code ?? err.name}: ${err.message}` : String(err)).replaceAll(config.dir, '<tmp>')
-const log = (text: string): void => { console.error(`  ${kind} n=${n}: ${text}`) }
-
-async function row (id: string, measure: () => number | Promise<number>): Promise<void> {
-  try {
-    rows[id] = await measure()
-  } catch (err) {
-    rows[id] = { failed: messageOf(err) }
-  }
-  log(`${id} ${typeof rows[id] === 'number' ? (rows[id] as number).toPrecision(3) : (rows[id] as { failed: string }).failed}`)
-}
-
-function check (ok: boolean, what: string): void {
-  if (!ok) throw new Error(`unexpected answer: ${what}`)
-}
-
-const spread = (count: number, size = POOL): number[] => Array.from({ length: Math.min(count, size) }, (_, j) => Math.floor(j * count / Math.min(count, size)))
+const rows = new Rows<number>(`${kind} n=${n}`, config.dir)
 const header = (identity: string, password = PASSWORD): string => `Basic ${Buffer.from(`${identity}:${password}`).toString('base64')}`
 
 /** `call(k)` one after another in batches of {@link BATCH}, a turn of the event loop between; CPU µs per call over `cpuBudgetMs` (batches only). */
@@ -91,7 +75,7 @@ async function storeRows (p: string, store: UserStore, heapBefore: number): Prom
   const verifies = countVerifies(store)
   const cached = await AuthCore.create({ basic: { users: store }, basicCache: { max: 2 * POOL, ttl: 3600 } })
   const uncached = await AuthCore.create({ basic: { users: store }, basicCache: { max: 0 }, basicConcurrency: 10_000 })
-  const pool = spread(n).map((i) => ({ identity: identityOf(i), header: header(identityOf(i)) }))
+  const pool = spread(n, POOL).map((i) => ({ identity: identityOf(i), header: header(identityOf(i)) }))
   const request = async (core: AuthCore, k: number): Promise<void> => {
     const user = pool[k % pool.length]!
     check((await core.authenticate(user.header)).identity === user.identity, `${user.identity} was not signed in`)
@@ -113,15 +97,15 @@ async function storeRows (p: string, store: UserStore, heapBefore: number): Prom
       check(verifies.count > before, 'the miss loop never reached the store')
       floors.push(await microsPerRequest(async () => { check(await verifyPassword(PASSWORD, hash), 'the floor hash did not verify') }, CALL_CPU_MS / 2))
     }
-    rows[`${p}.hit`] = median(hits)
-    rows[`${p}.miss`] = median(misses)
-    rows[`${p}.floor`] = median(floors)
+    rows.cells[`${p}.hit`] = median(hits)
+    rows.cells[`${p}.miss`] = median(misses)
+    rows.cells[`${p}.floor`] = median(floors)
   } catch (err) {
-    for (const id of ['hit', 'miss', 'floor']) rows[`${p}.${id}`] ??= { failed: messageOf(err) }
+    for (const id of ['hit', 'miss', 'floor']) rows.cells[`${p}.${id}`] ??= { failed: rows.messageOf(err) }
   }
-  log(`hit ${hits.map((x) => x.toFixed(1)).join(', ')} · miss ${misses.map((x) => x.toFixed(1)).join(', ')} · floor ${floors.map((x) => x.toFixed(1)).join(', ')} µs`)
+  rows.log(`hit ${hits.map((x) => x.toFixed(1)).join(', ')} · miss ${misses.map((x) => x.toFixed(1)).join(', ')} · floor ${floors.map((x) => x.toFixed(1)).join(', ')} µs`)
 
-  await row(`${p}.missWall`, async () => {
+  await rows.row(`${p}.missWall`, async () => {
     const walls: number[] = []
     for (let k = 0; k < WALL_MISSES; k++) {
       const start = performance.now()
@@ -134,7 +118,7 @@ async function storeRows (p: string, store: UserStore, heapBefore: number): Prom
   // Requests in flight as a server has them: each loop takes a turn of the
   // event loop between its requests (a request arrives by I/O), so the
   // gap measured is the longest piece of work that blocked everything else.
-  await row(`${p}.stall`, async () => {
+  await rows.row(`${p}.stall`, async () => {
     const stalls: number[] = []
     for (let w = 0; w < 3; w++) {
       const until = performance.now() + STALL_WINDOW_MS
@@ -151,10 +135,10 @@ async function storeRows (p: string, store: UserStore, heapBefore: number): Prom
       ])
       stalls.push(watch.stop())
     }
-    log(`stalls ${stalls.map((x) => x.toFixed(1)).join(', ')} ms`)
+    rows.log(`stalls ${stalls.map((x) => x.toFixed(1)).join(', ')} ms`)
     return median(stalls)
   })
-  await row(`${p}.heap`, async () => (await heapAfterGc() - heapBefore) / 2 ** 20)
+  await rows.row(`${p}.heap`, async () => (await heapAfterGc() - heapBefore) / 2 ** 20)
 }
 
 async function memoryStore (): Promise<void> {
@@ -170,7 +154,7 @@ async function memoryStore (): Promise<void> {
     await Promise.all(Array.from({ length: Math.min(64, n - i) }, async (_v, j) => await store.add(identityOf(i + j), { password: PASSWORD, tags: ['staff'] })))
   }
   await storeRows('memory', store, heap)
-  await row('idle', async () => median([await idleGap(1000), await idleGap(1000), await idleGap(1000)]))
+  await rows.row('idle', async () => median([await idleGap(1000), await idleGap(1000), await idleGap(1000)]))
 }
 
 async function fileStore (): Promise<void> {
@@ -235,11 +219,11 @@ async function cache (): Promise<void> {
       check((await core.authenticate(headers[i + j]!)).identity === identityOf(i + j), `user ${i + j} was not signed in`)
     }))
   }
-  await row('cache.heap', async () => (await heapAfterGc() - heap) / Math.max(1, n - 1))
+  await rows.row('cache.heap', async () => (await heapAfterGc() - heap) / Math.max(1, n - 1))
   const before = verifies.count
   // A stride prime to n goes round every entry, in an order unlike the fill's.
   const stride = n > 7919 && n % 7919 !== 0 ? 7919 : 1
-  await row('cache.hit', async () => {
+  await rows.row('cache.hit', async () => {
     const rounds: number[] = []
     for (let r = 0; r < ROUNDS; r++) {
       rounds.push(await microsPerRequest(async (k) => {
@@ -257,8 +241,8 @@ async function cache (): Promise<void> {
   const far = Date.now() + 3_600_000
   for (let i = 0; i < n; i++) bounded.set(keys[i]!, { identity: identityOf(i) }, far)
   const now = Date.now()
-  await row('bounded.get', () => microsPerCall((k) => { check(bounded.get(keys[(k * stride) % n]!, now) !== undefined, 'a cached key is missing') }, CALL_CPU_MS))
-  await row('bounded.set', () => {
+  await rows.row('bounded.get', () => microsPerCall((k) => { check(bounded.get(keys[(k * stride) % n]!, now) !== undefined, 'a cached key is missing') }, CALL_CPU_MS))
+  await rows.row('bounded.set', () => {
     // More distinct keys than the cache holds, in a cycle: every set is a new key, and evicts.
     const fresh = Array.from({ length: n + 1024 }, (_v, i) => `fresh-${i}:${'k'.repeat(32)}`)
     const value = { identity: 'x' }
@@ -268,16 +252,11 @@ async function cache (): Promise<void> {
   })
 }
 
-let result: WorkerResult
-try {
+const result: WorkerResult = await rows.collect(async () => {
   if (kind === 'memory') await memoryStore()
   else if (kind === 'file') await fileStore()
   else if (kind === 'postgres') await postgresStore()
   else if (kind === 'cache') await cache()
   else throw new Error(`no kind ${String(kind)}`)
-  result = { rows }
-} catch (err) {
-  result = { failed: messageOf(err) }
-  if (Object.keys(rows).length > 0) result = { rows: { ...rows, '*': { failed: messageOf(err) } } }
-}
+})
 process.send(result, () => process.exit(0))

@@ -1,5 +1,5 @@
-// What run.ts and count.ts share: reading the suite and numeric options from
-// the command line, and publishing a table into docs/benchmarks.md.
+// What the benchmark scripts share: reading the suite and numeric options
+// from the command line, and publishing a table into docs/benchmarks.md.
 import { readFile, writeFile } from 'node:fs/promises'
 import type { Suite } from './suite.js'
 
@@ -23,6 +23,35 @@ export function wholeNumber (option: string, value: string | undefined, min: num
   const n = Number(value)
   if (!Number.isInteger(n) || n < min || n > max) usage(usageText, `--${option} takes a whole number from ${min} to ${max}, not ${JSON.stringify(value)}`)
   return n
+}
+
+/** A comma-separated list of whole numbers within [min, max], each greater than the one before (`growing` says why). */
+export function growingSizes (option: string, value: string, min: number, max: number, usageText: string, growing: string): number[] {
+  const sizes = value.split(',').map((s) => wholeNumber(option, s, min, max, usageText))
+  if (sizes.some((n, i) => i > 0 && n <= sizes[i - 1]!)) usage(usageText, `--${option} must grow: ${growing}`)
+  return sizes
+}
+
+/** A cap in whole minutes from 1 to `max`, in ms. */
+export const minutes = (option: string, value: string, max: number, usageText: string): number => wholeNumber(option, value, 1, max, usageText) * 60_000
+
+/** The options of a run that forks workers, besides its own: `--no-pin` (D-BENCH-02) and `--write`. */
+export const RUN_FLAGS = {
+  'no-pin': { type: 'boolean', default: false },
+  write: { type: 'boolean', default: false }
+} as const
+
+/**
+ * The options `names` as given on the command line, for the table's
+ * command: those left at their default (in `options`) or not given are
+ * left out, a flag is its name alone.
+ */
+export function givenArgs (options: Readonly<Record<string, { type: string, default?: unknown }>>, values: Readonly<Record<string, unknown>>, names: readonly string[]): string {
+  return names.flatMap((name) => {
+    const value = values[name]
+    if (value === undefined || value === false || value === options[name]?.default) return []
+    return value === true ? [`--${name}`] : [`--${name} ${String(value)}`]
+  }).join(' ')
 }
 
 /**

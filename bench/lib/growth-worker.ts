@@ -14,7 +14,8 @@ import { MemorySessionStore } from '@fastify-gatehouse/session'
 import { cpuMs, cpuPerOp, heapAfterGc, idleGap, median, microsPerAsyncCall, microsPerCall, watchEventLoop, type Budget } from './growth-measure.js'
 import { CHEAP_SCRYPT, identityOf, keyIdOf, keyOf, PASSWORD, seedKeyFile, seedUserFile } from './growth-seed.js'
 import { pinToCpu } from './pin.js'
-import type { Cell, Kind, WorkerResult } from './growth-kinds.js'
+import type { Kind, WorkerResult } from './growth-kinds.js'
+import { check, Rows, spread } from './worker-rows.js'
 
 // Changes: at least 3, at most 20, none started after 4 s.
 const OPS: Budget = { minOps: 3, maxOps: 20, wallMs: 4000 }
@@ -33,27 +34,7 @@ const n = Number(size)
 const pin = pinArg === '1'
 if (process.send === undefined) throw new Error('growth-worker.ts is forked by growth.ts')
 
-const rows: Record<string, Cell> = {}
-// The temporary directory differs from run to run: notes name the file only.
-const messageOf = (err: unknown): string => (err instanceof Error ? `${(err as { code?: string }).code ?? err.name}: ${err.message}` : String(err)).replaceAll(dir, '<tmp>')
-const log = (text: string): void => { console.error(`  ${kind} n=${n}: ${text}`) }
-
-/** Records one row; a failure is that row's cell, and the next rows go on. */
-async function row (id: string, measure: () => number | Promise<number>): Promise<void> {
-  try {
-    rows[id] = await measure()
-  } catch (err) {
-    rows[id] = { failed: messageOf(err) }
-  }
-  log(`${id} ${typeof rows[id] === 'number' ? (rows[id] as number).toPrecision(3) : (rows[id] as { failed: string }).failed}`)
-}
-
-function check (ok: boolean, what: string): void {
-  if (!ok) throw new Error(`unexpected answer: ${what}`)
-}
-
-/** Up to `size` indices spread evenly over [0, n). */
-const spread = (n: number, size = POOL): number[] => Array.from({ length: Math.min(n, size) }, (_, j) => Math.floor(j * n / Math.min(n, size)))
+const rows = new Rows<number>(`${kind} n=${n}`, dir)
 
 /** The next IPC message of `child`; rejects when it exits first or says it failed. */
 function nextMessage (child: ChildProcess): Promise<string> {
@@ -110,30 +91,30 @@ async function reloadStall (kindArg: 'keys' | 'users', path: string, target: str
  */
 async function stallRows (prefix: string, once: (target: number) => Promise<{ stallMs: number, seenMs: number }>): Promise<void> {
   const seen: number[] = []
-  await row(`${prefix}.stall`, async () => {
+  await rows.row(`${prefix}.stall`, async () => {
     const stalls: number[] = []
     for (const target of [Math.floor(n / 3), Math.floor(n / 2), Math.floor(2 * n / 3)]) {
       const r = await once(target)
       stalls.push(r.stallMs)
       seen.push(r.seenMs)
     }
-    log(`stalls ${stalls.map((x) => x.toFixed(1)).join(', ')} ms`)
+    rows.log(`stalls ${stalls.map((x) => x.toFixed(1)).join(', ')} ms`)
     return median(stalls)
   })
-  if (typeof rows[`${prefix}.stall`] === 'number') rows[`${prefix}.seen`] = median(seen)
+  if (typeof rows.cells[`${prefix}.stall`] === 'number') rows.cells[`${prefix}.seen`] = median(seen)
 }
 
 async function apiKeyRows (prefix: string, store: FileApiKeyStore | MemoryApiKeyStore, n: number): Promise<void> {
-  const pool = spread(n).map(keyOf)
-  await row(`${prefix}.verify`, () => microsPerCall((k) => { check(store.verify(pool[k % pool.length]!) !== null, 'a seeded key did not verify') }, CALL_CPU_MS))
+  const pool = spread(n, POOL).map(keyOf)
+  await rows.row(`${prefix}.verify`, () => microsPerCall((k) => { check(store.verify(pool[k % pool.length]!) !== null, 'a seeded key did not verify') }, CALL_CPU_MS))
   const issued: Array<{ key: string, keyId: string }> = []
   // D-BENCH-05: a change is timed with the first lookup that sees it (a store may leave work to that lookup).
-  await row(`${prefix}.issue`, () => cpuPerOp(async () => {
+  await rows.row(`${prefix}.issue`, () => cpuPerOp(async () => {
     const { key, record } = await store.issue({ label: 'bench issued', tags: ['api'] })
     check(store.verify(key) !== null, 'an issued key did not verify')
     issued.push({ key, keyId: record.keyId })
   }, OPS))
-  await row(`${prefix}.revoke`, () => {
+  await rows.row(`${prefix}.revoke`, () => {
     if (issued.length === 0) throw new Error('no key was issued to revoke')
     return cpuPerOp(async (k) => {
       const { key, keyId } = issued[k]!
@@ -145,7 +126,7 @@ async function apiKeyRows (prefix: string, store: FileApiKeyStore | MemoryApiKey
 
 async function fileKeys (n: number, dir: string): Promise<void> {
   const path = join(dir, 'keys.json')
-  await row('keys.file', async () => await seedKeyFile(path, n) / 2 ** 20)
+  await rows.row('keys.file', async () => await seedKeyFile(path, n) / 2 ** 20)
   // Run the code once on a one-key store first: compiled validators and
   // code are then not counted as the first store's memory or time.
   const warmPath = join(dir, 'warm-keys.json')
@@ -163,18 +144,18 @@ async function fileKeys (n: number, dir: string): Promise<void> {
   const heap = await heapAfterGc()
   const cpu = cpuMs()
   const store = await FileApiKeyStore.open(path, OPEN_KEYS)
-  rows['keys.open'] = cpuMs() - cpu
+  rows.cells['keys.open'] = cpuMs() - cpu
   // The first change after opening a v1 file (a store keeping another format converts it here), not timed.
   check(store.verify((await store.issue({ label: 'warm-up' })).key) !== null, 'the warm-up key did not verify')
-  await row('keys.memory', async () => (await heapAfterGc() - heap) / n)
+  await rows.row('keys.memory', async () => (await heapAfterGc() - heap) / n)
 
   await apiKeyRows('keys', store, n)
-  await row('stall.idle', async () => median([await idleGap(1000), await idleGap(1000), await idleGap(1000)]))
+  await rows.row('stall.idle', async () => median([await idleGap(1000), await idleGap(1000), await idleGap(1000)]))
   await stallRows('keys', async (i) => await reloadStall('keys', path, keyIdOf(i), () => store.verify(keyOf(i)) === null))
   // Last-use times: recorded by verify, written back by close().
-  const pool = spread(n).map(keyOf)
+  const pool = spread(n, POOL).map(keyOf)
   for (const key of pool) store.verify(key)
-  await row('keys.flush', async () => {
+  await rows.row('keys.flush', async () => {
     const start = cpuMs()
     await store.close()
     return cpuMs() - start
@@ -196,14 +177,14 @@ async function memoryKeys (n: number, seedCapMs: number): Promise<void> {
       throw new Error(`not measured: seeding stopped at ${i + 1} keys, over the ${(seedCapMs / 60_000).toFixed(0)} min cap`)
     }
   }
-  rows['mkeys.seed'] = (cpuMs() - cpu) / 1000
-  await row('mkeys.memory', async () => (await heapAfterGc() - heap) / n)
+  rows.cells['mkeys.seed'] = (cpuMs() - cpu) / 1000
+  await rows.row('mkeys.memory', async () => (await heapAfterGc() - heap) / n)
   await apiKeyRows('mkeys', store, n)
 }
 
 /** Login work: verify minus the scrypt floor, paired over three interleaved rounds (medians). */
 async function loginRows (n: number, stores: Record<string, MemoryUserStore | FileUserStore>, hash: string, floorId?: string): Promise<void> {
-  const pool = spread(n).map(identityOf)
+  const pool = spread(n, POOL).map(identityOf)
   const parsed = parsePasswordHash(hash)
   const floor = (): Promise<number> => microsPerAsyncCall(async () => { check(await verifyPassword(PASSWORD, parsed), 'the floor hash did not verify') }, CALL_CPU_MS / 2)
   const login = (store: MemoryUserStore | FileUserStore) => microsPerAsyncCall(async (k) => { check(await store.verify(pool[k % pool.length]!, PASSWORD) !== null, 'a seeded user did not verify') }, CALL_CPU_MS / 2)
@@ -215,18 +196,18 @@ async function loginRows (n: number, stores: Record<string, MemoryUserStore | Fi
       floors.push(f)
       for (const [id, store] of Object.entries(stores)) work.get(id)!.push(await login(store) - f)
     }
-    if (floorId !== undefined) rows[floorId] = median(floors)
-    for (const [id, xs] of work) rows[id] = median(xs)
+    if (floorId !== undefined) rows.cells[floorId] = median(floors)
+    for (const [id, xs] of work) rows.cells[id] = median(xs)
   } catch (err) {
-    for (const id of [...Object.keys(stores), ...(floorId === undefined ? [] : [floorId])]) rows[id] = { failed: messageOf(err) }
+    for (const id of [...Object.keys(stores), ...(floorId === undefined ? [] : [floorId])]) rows.cells[id] = { failed: rows.messageOf(err) }
   }
-  log(`login ${[...work].map(([id, xs]) => `${id} ${median(xs).toFixed(1)}`).join(', ')}, floor ${median(floors).toFixed(1)} µs`)
+  rows.log(`login ${[...work].map(([id, xs]) => `${id} ${median(xs).toFixed(1)}`).join(', ')}, floor ${median(floors).toFixed(1)} µs`)
 }
 
 async function fileUsers (n: number, dir: string): Promise<void> {
   const hash = await hashPassword(PASSWORD, CHEAP_SCRYPT)
   const path = join(dir, 'users.json')
-  await row('users.file', async () => await seedUserFile(path, n, hash) / 2 ** 20)
+  await rows.row('users.file', async () => await seedUserFile(path, n, hash) / 2 ** 20)
   const warmPath = join(dir, 'warm-users.json')
   await seedUserFile(warmPath, 1, hash)
   const warm = await FileUserStore.open(warmPath, { scrypt: CHEAP_SCRYPT })
@@ -241,11 +222,11 @@ async function fileUsers (n: number, dir: string): Promise<void> {
   const heap = await heapAfterGc()
   const cpu = cpuMs()
   const store = await FileUserStore.open(path, { scrypt: CHEAP_SCRYPT })
-  rows['users.open'] = cpuMs() - cpu
+  rows.cells['users.open'] = cpuMs() - cpu
   // The first change after opening a v1 file, not timed (see fileKeys).
   await store.add('warm-up', { password: PASSWORD, tags: ['staff'] })
   check(await store.get('warm-up') !== null, 'the warm-up user is missing')
-  await row('users.memory', async () => (await heapAfterGc() - heap) / n)
+  await rows.row('users.memory', async () => (await heapAfterGc() - heap) / n)
 
   // A second view of the same file that checks the file on every lookup: a login after watchInterval.
   const stale = await FileUserStore.open(path, { watchInterval: 0, scrypt: CHEAP_SCRYPT })
@@ -253,13 +234,13 @@ async function fileUsers (n: number, dir: string): Promise<void> {
   await (stale as unknown as { close?: () => Promise<void> }).close?.()
 
   const added: string[] = []
-  await row('users.add', () => cpuPerOp(async (k) => {
+  await rows.row('users.add', () => cpuPerOp(async (k) => {
     const identity = `added-${k}`
     await store.add(identity, { password: PASSWORD, tags: ['staff'] })
     check(await store.get(identity) !== null, 'an added user is missing')
     added.push(identity)
   }, OPS))
-  await row('users.disable', () => {
+  await rows.row('users.disable', () => {
     if (added.length === 0) throw new Error('no user was added to disable')
     return cpuPerOp(async (k) => {
       check(await store.setEnabled(added[k]!, false), 'setEnabled found no user')
@@ -281,7 +262,7 @@ async function memoryUsers (n: number): Promise<void> {
   for (let i = 0; i < n; i += 64) {
     await Promise.all(Array.from({ length: Math.min(64, n - i) }, (_, j) => store.add(identityOf(i + j), { password: PASSWORD, tags: ['staff'] })))
   }
-  await row('musers.memory', async () => (await heapAfterGc() - heap) / n)
+  await rows.row('musers.memory', async () => (await heapAfterGc() - heap) / n)
   await loginRows(n, { 'musers.login': store }, await hashPassword(PASSWORD, CHEAP_SCRYPT))
 }
 
@@ -305,27 +286,22 @@ async function sessions (n: number): Promise<void> {
   const heap = await heapAfterGc()
   const store = new MemorySessionStore({ max: n })
   for (let i = 0; i < n; i++) check(await store.set(keyOfSession(i), record(i), null) === 'written', 'a session was not written')
-  await row('sessions.memory', async () => {
+  await rows.row('sessions.memory', async () => {
     const bytes = await heapAfterGc() - heap
     if (store.size !== n) throw new Error(`kept ${store.size} of ${n} sessions`)
     return bytes / n
   })
-  const pool = spread(n).map(keyOfSession)
-  await row('sessions.get', () => microsPerCall((k) => { check(store.get(pool[k % pool.length]!) !== null, 'a session is missing') }, CALL_CPU_MS))
+  const pool = spread(n, POOL).map(keyOfSession)
+  await rows.row('sessions.get', () => microsPerCall((k) => { check(store.get(pool[k % pool.length]!) !== null, 'a session is missing') }, CALL_CPU_MS))
 }
 
-let result: WorkerResult
-try {
+// A store that could not be opened or seeded fails the whole column of this kind, except what was measured before.
+const result: WorkerResult = await rows.collect(async () => {
   if (kind === 'file-keys') await fileKeys(n, dir)
   else if (kind === 'memory-keys') await memoryKeys(n, Number(seedCap))
   else if (kind === 'file-users') await fileUsers(n, dir)
   else if (kind === 'memory-users') await memoryUsers(n)
   else if (kind === 'sessions') await sessions(n)
   else throw new Error(`no kind ${String(kind)}`)
-  result = { rows }
-} catch (err) {
-  // The store could not be opened or seeded: the whole column of this kind, except what was measured before.
-  result = { failed: messageOf(err) }
-  if (Object.keys(rows).length > 0) result = { rows: { ...rows, '*': { failed: messageOf(err) } } }
-}
+})
 process.send(result, () => process.exit(0))

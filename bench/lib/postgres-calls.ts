@@ -10,7 +10,7 @@ import { median, type Budget } from './growth-measure.js'
 import { CHEAP_SCRYPT, identityOf, keyOf, PASSWORD, seedKeyFile, seedUserFile } from './growth-seed.js'
 import type { Cell, WorkerConfig } from './postgres-kinds.js'
 import { costPerOp, latencies, microsPerCallTurning, quantile } from './postgres-measure.js'
-import { check, spread, type Rows } from './postgres-rows.js'
+import { check, spread, type Rows } from './worker-rows.js'
 
 /** Records in the file and memory stores measured beside the table (in every column). */
 export const LOCAL_RECORDS = 1000

@@ -7,7 +7,7 @@ import { PostgresApiKeyStore, postgresCacheDefaults, PostgresUserStore } from '@
 import { heapAfterGc } from './growth-measure.js'
 import { identityOf, keyOf } from './growth-seed.js'
 import type { WorkerConfig } from './postgres-kinds.js'
-import { check, type Rows } from './postgres-rows.js'
+import { check, type Rows } from './worker-rows.js'
 
 // Lookups in flight at once (a busy server's requests), over the store's pool of 10.
 const WIDTH = 32

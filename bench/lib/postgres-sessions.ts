@@ -9,7 +9,7 @@ import { MemorySessionStore, type SessionRecord, type SessionStore } from '@fast
 import { identityOf } from './growth-seed.js'
 import type { Cell, WorkerConfig } from './postgres-kinds.js'
 import { latencies, quantile } from './postgres-measure.js'
-import { check, type Rows } from './postgres-rows.js'
+import { check, type Rows } from './worker-rows.js'
 
 /** The stores, as the row ids name them. */
 export const SESSION_STORES = ['memory', 'redis', 'pg'] as const

@@ -1,13 +1,9 @@
 // The tables of the PostgreSQL benchmark (postgres.ts): which rows there
 // are, which part measures each, and how cells and notes are written.
-import type { Cell, Part } from './postgres-kinds.js'
+import type { Part } from './postgres-kinds.js'
 import { LOCAL_RECORDS } from './postgres-calls.js'
 import { SESSION_OPS, SESSION_STORES } from './postgres-sessions.js'
-
-/** A cell, or why a part was not run. */
-export type Shown = Cell | { skipped: string }
-
-const thousands = (n: number): string => n.toLocaleString('en-US').replaceAll(',', ' ')
+import { showCell, sizeTable, thousands, type Notes, type Shown } from './table-cells.js'
 const local = thousands(LOCAL_RECORDS)
 
 /** The rows by table size: a group heading, or [row id, the part that measures it ('seed': the runner), label]. */
@@ -72,43 +68,19 @@ const OP_LABELS: Record<typeof SESSION_OPS[number], string> = {
   setUpdate: 'set, update at its version'
 }
 
-/** Notes under the tables: each distinct text once, lettered, the cells pointing at them. */
-export class Notes {
-  readonly #texts: string[] = []
-
-  letter (text: string): string {
-    let at = this.#texts.indexOf(text)
-    if (at === -1) at = this.#texts.push(text) - 1
-    return String.fromCharCode(97 + (at % 26)) + (at >= 26 ? String(at) : '')
-  }
-
-  lines (): string[] {
-    return this.#texts.map((text) => `- (${this.letter(text)}) ${text.replaceAll('|', '\\|')}`)
-  }
-}
-
 const figure = (x: number): string => {
   const a = Math.abs(x)
   return a >= 100 ? x.toFixed(0) : a >= 10 ? x.toFixed(1) : a >= 1 ? x.toFixed(2) : x.toPrecision(2)
 }
 
-function show (cell: Shown | undefined, notes: Notes, signed = false): string {
-  if (cell === undefined) return ''
-  if (typeof cell === 'number') return (signed && cell > 0 ? '+' : '') + figure(cell)
-  if (typeof cell === 'string') return cell
-  if ('skipped' in cell) return `n/m (${notes.letter(cell.skipped)})`
-  return cell.failed.startsWith('not measured') ? `n/m (${notes.letter(cell.failed)})` : `✗ (${notes.letter(cell.failed)})`
-}
+/** A cell; `signed`: a positive figure with its `+` (the difference rows). */
+const show = (cell: Shown | undefined, notes: Notes, signed = false): string => showCell(cell, notes, (x) => (signed && x > 0 ? '+' : '') + figure(x))
 
 /** The table by size: one column per table size. */
 export function mainTable (rows: readonly MainRow[], sizes: readonly number[], cells: ReadonlyMap<string, Shown>, notes: Notes): string[] {
-  return [
-    `| measurement | ${sizes.map((n) => `${thousands(n)} rows`).join(' | ')} |`,
-    `| --- | ${sizes.map(() => '---:').join(' | ')} |`,
-    ...rows.map((row) => typeof row === 'string'
-      ? `| **${row}** | ${sizes.map(() => '').join(' | ')} |`
-      : `| ${row[2]} | ${sizes.map((n) => show(cells.get(`${row[0]} ${n}`), notes, row[0].endsWith('.delta'))).join(' | ')} |`)
-  ]
+  return sizeTable(sizes.map((n) => `${thousands(n)} rows`), rows.map((row) => typeof row === 'string'
+    ? `**${row}**`
+    : [row[2], sizes.map((n) => show(cells.get(`${row[0]} ${n}`), notes, row[0].endsWith('.delta')))]))
 }
 
 /** The sessions table: one row per store, wall µs (p50 / p99) and CPU µs per call of each operation. */

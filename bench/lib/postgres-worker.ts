@@ -5,7 +5,7 @@
 import type { WorkerConfig, WorkerResult } from './postgres-kinds.js'
 import { calls } from './postgres-calls.js'
 import { memoryKeys, memoryUsers } from './postgres-memory.js'
-import { Rows } from './postgres-rows.js'
+import { Rows } from './worker-rows.js'
 import { sessions } from './postgres-sessions.js'
 
 if (process.send === undefined) throw new Error('postgres-worker.ts is forked by postgres.ts')
@@ -19,12 +19,6 @@ const PARTS: Record<WorkerConfig['part'], (config: WorkerConfig, rows: Rows) => 
   sessions
 }
 
-let result: WorkerResult
-try {
-  await PARTS[config.part](config, rows)
-  result = { rows: rows.cells }
-} catch (err) {
-  // A store could not be opened or seeded: the part's rows, except those measured before.
-  result = Object.keys(rows.cells).length > 0 ? { rows: { ...rows.cells, '*': { failed: rows.messageOf(err) } } } : { failed: rows.messageOf(err) }
-}
+// A store that could not be opened or seeded fails the part's rows, except those measured before.
+const result: WorkerResult = await rows.collect(async () => { await PARTS[config.part](config, rows) })
 process.send(result, () => process.exit(0))

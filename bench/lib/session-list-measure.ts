@@ -12,7 +12,7 @@ import { sessionStatements } from '../../packages/postgres/src/session-statement
 import { median, microsPerCall } from './growth-measure.js'
 import { sql } from './postgres-database.js'
 import { latencies, quantile } from './postgres-measure.js'
-import { check } from './postgres-rows.js'
+import { check } from './worker-rows.js'
 import { LISTED, LISTED_SESSIONS } from './session-list-seed.js'
 import type { ListCell } from './session-list-kinds.js'
 
