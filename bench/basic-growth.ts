@@ -65,7 +65,7 @@ const ROWS: Array<[string, Kind, string] | string> = [
   ['cache.heap', 'cache', 'heap per cached credential, bytes'],
   ['cache.hit', 'cache', 'request answered from the cache, going round all n (+ `standing`), CPU µs'],
   ['bounded.get', 'cache', '`BoundedCache` alone, n entries: `get`, CPU µs/call'],
-  ['bounded.set', 'cache', '`BoundedCache` alone, full at n: `set` of a new key (evicts the oldest), CPU µs/call']
+  ['bounded.set', 'cache', '`BoundedCache` alone, full at n: `set` of a new key (replaces a sampled entry, D-AUTH-57), CPU µs/call']
 ]
 
 const start = runStart()

@@ -201,7 +201,7 @@ async function postgresStore (): Promise<void> {
  * real entries: a credential's SHA-256, the Avatar, the stamp, its expiry)
  * the heap per cached credential and a request answered from a cache of n,
  * going round all n; then BoundedCache alone, get and set into a full
- * cache (each set evicts the oldest).
+ * cache (each set replaces an entry: sampled eviction, D-AUTH-57).
  */
 async function cache (): Promise<void> {
   const store = new MemoryUserStore({ scrypt: CHEAP_SCRYPT })
