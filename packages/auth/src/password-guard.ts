@@ -37,7 +37,7 @@ export function resolveLockout (options: BasicLockoutOptions | undefined): Locko
   if (options === undefined) return undefined
   if (options === null || typeof options !== 'object') throw new GATEHOUSE_AUTH_INVALID_CONFIG('basicLockout', 'must be an object ({} for the defaults)')
   const { store } = options
-  if (store !== undefined && (typeof store?.claim !== 'function' || typeof store.recordFailure !== 'function')) {
+  if (store !== undefined && !(['claim', 'recordFailure', 'refund', 'reset'] as const).every((m) => typeof (store as Partial<LockoutStore> | null)?.[m] === 'function')) {
     throw new GATEHOUSE_AUTH_INVALID_CONFIG('basicLockout.store', 'must be a LockoutStore (claim, recordFailure, refund, reset)')
   }
   const maxAttempts = whole(options.maxAttempts, 'basicLockout.maxAttempts', 1, LOCKOUT_LIMITS.maxAttempts, true) ?? 5

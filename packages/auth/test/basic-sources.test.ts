@@ -304,6 +304,8 @@ test('basicLockout locks an identity after failed passwords (429, Retry-After); 
   t.ok(lockouts.lockedFor('address:127.0.0.1', Date.now()) === 0, 'the address has room left (4 × maxAttempts)')
   await t.rejects(AuthCore.create({ basicLockout: { maxAttempts: 0 } }), { code: 'GATEHOUSE_AUTH_INVALID_CONFIG', message: /^basicLockout\.maxAttempts: must be a whole number from 1/ })
   await t.rejects(AuthCore.create({ basicLockout: { store: {} as never } }), { code: 'GATEHOUSE_AUTH_INVALID_CONFIG', message: /^basicLockout\.store: must be a LockoutStore/ })
+  const noReset = { claim: async () => ({}), recordFailure: async () => ({}), refund: async () => {} }
+  await t.rejects(AuthCore.create({ basicLockout: { store: noReset as never } }), { code: 'GATEHOUSE_AUTH_INVALID_CONFIG', message: /^basicLockout\.store: must be a LockoutStore \(claim, recordFailure, refund, reset\)/ }, 'a store without reset would fail every right password later')
 })
 
 test('basicLockout with a plain-password entry is a boot error naming the entry', async (t) => {

@@ -18,6 +18,11 @@ export function isGzip (bytes: unknown): boolean {
  * fails before a chunk (the failure is left for its reader to see).
  */
 export function peekFirstChunk (stream: Readable, callback: (chunk: unknown) => void): void {
+  // Already over (ended, failed or destroyed before onSend): no event will come again.
+  if (stream.destroyed || stream.readableEnded || stream.errored !== null) {
+    callback(null)
+    return
+  }
   function cleanup (): void {
     stream.removeListener('readable', onReadable)
     stream.removeListener('end', onEnd)

@@ -1,5 +1,7 @@
 import { test } from 'tap'
+import { Readable } from 'node:stream'
 import { isCompressible, memo, MEMO_ENTRIES } from '../src/compressible.js'
+import { peekFirstChunk } from '../src/precompressed.js'
 
 test('compressible types: text/*, JSON, JavaScript, XML, SVG and the +json/+xml families', async (t) => {
   for (const type of ['text/plain', 'text/html; charset=utf-8', 'text/css', 'text/javascript', 'TEXT/CSV',
@@ -31,4 +33,21 @@ test('the memory of Content-Type answers is bounded under a flood of odd types',
   t.ok(isCompressible('application/json'), 'a type in use is still answered right')
   t.ok(isCompressible(`text/${'x'.repeat(200)}`), 'a long value is answered')
   t.notOk(memo.has(`text/${'x'.repeat(200)}`), 'but not remembered')
+})
+
+test('peekFirstChunk answers at once for a stream already over (no event would come again: the request would hang)', async (t) => {
+  const failed = new Readable({ read () {} })
+  failed.on('error', () => {})
+  failed.destroy(new Error('ENOENT'))
+  await new Promise((resolve) => setImmediate(resolve))
+  const ended = Readable.from([])
+  ended.resume()
+  await new Promise((resolve) => ended.once('end', resolve))
+  for (const [name, stream] of [['destroyed with an error', failed], ['ended', ended]] as const) {
+    const got = await new Promise((resolve) => { peekFirstChunk(stream, resolve) })
+    t.equal(got, null, name)
+  }
+  const live = Readable.from([Buffer.from('abc')])
+  const first = await new Promise((resolve) => { peekFirstChunk(live, resolve) })
+  t.same(first, Buffer.from('abc'), 'a live stream still gives its first chunk')
 })
