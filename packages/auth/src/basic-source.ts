@@ -2,7 +2,7 @@ import { Avatar, isPlainObject, sha256 } from '@fastify-gatehouse/core'
 import type { FastifyRequest } from 'fastify'
 import { BasicBackend, decodeBasic, INVALID, type BasicCredentialBackend, type BasicEntry, type CacheOptions, type Outcome } from './basic.js'
 import { BoundedCache } from './bounded-cache.js'
-import { callCallback, type CallbackAnswer } from './callback-result.js'
+import { callCallback, scrubSecret, type CallbackAnswer } from './callback-result.js'
 import { GATEHOUSE_AUTH_INVALID_CONFIG } from './errors.js'
 import type { PasswordGuard } from './password-guard.js'
 import type { UserStore } from './user-store.js'
@@ -151,7 +151,13 @@ class SourceBackend implements BasicCredentialBackend {
     const source = this.#source
     const verify = source.kind === 'store'
       ? async (): Promise<Avatar | null> => {
-        const verified = await source.store.verify(user, password)
+        let verified: Awaited<ReturnType<UserStore['verify']>>
+        try {
+          verified = await source.store.verify(user, password)
+        } catch (err) {
+          // A store's failure is logged as a 5xx: never with the password in it.
+          throw scrubSecret(err, password)
+        }
         if (verified === null) return null
         // A store of yours that gives no stamp: its users are verified on every request.
         stamp = typeof verified.stamp === 'string' && verified.stamp !== '' ? verified.stamp : undefined

@@ -22,6 +22,21 @@ export function withoutSecret (thrown: unknown, secret: string): Error {
 }
 
 /**
+ * A store's own error (it keeps its class and status: a store outage stays a
+ * 503), with every occurrence of `secret` in its message and stack replaced,
+ * and the fields a driver may fill with the values it was given (`parameters`,
+ * `params`, `values`) dropped. Returns `thrown` itself.
+ */
+export function scrubSecret (thrown: unknown, secret: string): unknown {
+  if (!(thrown instanceof Error) || secret === '') return thrown
+  const scrub = (text: string): string => text.split(secret).join('[REDACTED]')
+  thrown.message = scrub(thrown.message)
+  if (thrown.stack !== undefined) thrown.stack = scrub(thrown.stack)
+  for (const field of ['parameters', 'params', 'values']) delete (thrown as unknown as Record<string, unknown>)[field]
+  return thrown
+}
+
+/**
  * Calls `fn` (a function of the options, named `where`) and turns what it
  * answers into an Avatar or null. An `HttpError` it throws passes through
  * (its status and message are yours to choose); anything else thrown, or an

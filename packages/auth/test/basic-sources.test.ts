@@ -220,6 +220,28 @@ test('a validate that throws: an HttpError passes through; anything else is a 50
   t.match(lines.join('\n'), /basic.validate answered a tag with characters other than/)
 })
 
+test('a store that fails: its own status stays (503), and the password is in no log line', async (t) => {
+  const lines: string[] = []
+  const app = Fastify({ loggerInstance: pino({}, { write: (l: string) => { lines.push(l) } }) as FastifyBaseLogger })
+  t.teardown(() => app.close())
+  const failing = {
+    verify: async (identity: string, password: string) => {
+      const err = new HttpError(503, 'The user store is unavailable', { code: 'APP_STORE_DOWN' })
+      Object.assign(err, { cause: undefined, parameters: [identity, password] })
+      err.message = `The user store is unavailable (query for ${identity}/${password})`
+      throw err
+    },
+    standing: async () => null
+  } as unknown as UserStore
+  await middlewareChain(app, { authMiddleware: { basic: { users: failing } } }, { components })
+  app.get('/me', { authRule: 'admin' }, async (req) => req.scope.auth)
+  const res = await app.inject({ url: '/me', headers: { authorization: basicHeader('alice', 'S3cret-Passw0rd') } })
+  t.equal(res.statusCode, 503)
+  t.equal(res.json().code, 'APP_STORE_DOWN')
+  t.notMatch(res.body, 'S3cret-Passw0rd')
+  t.notMatch(lines.join('\n'), 'S3cret-Passw0rd', 'not in the message, the stack or the driver\'s parameters')
+})
+
 test('the forms of basic are told apart by type; a mix is a boot error naming the option', async (t) => {
   const store = await storeWith(['alice', 'wonderland-1', 'admin'])
   const cases: Array<[string, unknown, RegExp]> = [
