@@ -122,8 +122,10 @@ function shellWord (word) {
 function parseArgs (argv) {
   let outDir = join(ROOT, 'packed')
   for (let i = 0; i < argv.length; i++) {
-    if (argv[i] === '--out' && argv[i + 1] !== undefined) outDir = resolve(argv[++i])
-    else if (argv[i] === '--help' || argv[i] === '-h') return null
+    if (argv[i] === '--out') {
+      if (argv[i + 1] === undefined) throw new Error('--out needs a folder')
+      outDir = resolve(argv[++i])
+    } else if (argv[i] === '--help' || argv[i] === '-h') return null
     else throw new Error(`unknown argument ${JSON.stringify(argv[i])}; usage: pack-workspace [--out <dir>]`)
   }
   return { outDir }
