@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `npx fastify-gatehouse …` and the `gatehouse` command of an install: the
+// The `gatehouse` command of an install (node_modules/.bin/gatehouse): the
 // command line of @fastify-gatehouse/server, through its public entry (D-CLI-04).
 import { runCli } from '@fastify-gatehouse/server'
 
