@@ -97,11 +97,27 @@ export function corsHook (setup: HookSetup): onRequestHookHandler {
   }
 }
 
-/** Whether Fastify's router has a route for `method` on the preflight's URL (with its Host). */
+/**
+ * Whether Fastify's router has a route for `method` on the preflight's URL
+ * that the actual request could reach: one for its Host, or one constrained
+ * by `version`, which a preflight never carries (Accept-Version is not a
+ * CORS-safelisted header, so the actual request names it in
+ * Access-Control-Request-Headers and a preflight comes first). A lookup
+ * that throws counts as a route: fail closed.
+ * D-CORS-13.
+ */
 function unseenRoute (request: FastifyRequest, method: string): boolean {
   const host = request.headers.host
-  const found: unknown = request.server.findRoute({ method: method as HTTPMethods, url: request.url, constraints: host === undefined ? undefined : { host } })
-  return found !== null
+  const constraints: Record<string, string> = host === undefined ? {} : { host }
+  const found = (extra: Record<string, string>): boolean =>
+    request.server.findRoute({ method: method as HTTPMethods, url: request.url, constraints: { ...constraints, ...extra } }) !== null
+  try {
+    // A versioned route never matches a lookup without a version; `x` is
+    // "any version" to Fastify's version strategy (find-my-way's semver store).
+    return found({}) || found({ version: 'x' })
+  } catch {
+    return true
+  }
 }
 
 /**

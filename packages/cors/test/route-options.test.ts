@@ -195,6 +195,54 @@ test('a preflight about a route cors never saw (another plugin under the same pr
   answered(t, await preflight(app, '/api/nothing', APP, 'PUT'), { 'access-control-allow-origin': APP, 'access-control-allow-methods': METHODS, 'access-control-allow-headers': 'x-a', 'access-control-max-age': '600' }, 'PUT /api/nothing (no route)')
 })
 
+/**
+ * What a browser does with a preflight answer before a credentialed request
+ * (Fetch, CORS-preflight fetch and CORS check): the origin echoed, credentials
+ * allowed, the method and the request headers listed.
+ */
+function browserWouldSend (res: { status: number, headers: Headers }, origin: string, method: string, headers: string[]): boolean {
+  const listed = (name: string): string[] => (res.headers.get(name) ?? '').split(',').map((v) => v.trim().toLowerCase()).filter((v) => v !== '')
+  return res.status >= 200 && res.status < 300 &&
+    res.headers.get('access-control-allow-origin') === origin &&
+    res.headers.get('access-control-allow-credentials') === 'true' &&
+    listed('access-control-allow-methods').includes(method.toLowerCase()) &&
+    headers.every((h) => listed('access-control-allow-headers').includes(h))
+}
+
+test('a route constrained only by version, declared where cors never saw it: its preflight is refused and the PUT never runs (D-CORS-13)', async (t) => {
+  let runs = 0
+  const component: CorsOptions = { allowOrigins: APP, allowCredentials: true }
+  // Under the same prefix, in a plugin of its own (cors never sees its routes).
+  const app = Fastify()
+  t.teardown(() => app.close())
+  await app.register(async (api) => {
+    await api.register(corsPlugin, component)
+    api.get('/items', async () => [])
+  }, { prefix: '/api' })
+  await app.register(async (other) => {
+    other.put('/doc', { constraints: { version: '1.0.0' } }, async () => { runs++; return { written: true } })
+  }, { prefix: '/api' })
+  await app.listen({ port: 0, host: '127.0.0.1' })
+  const base = `http://127.0.0.1:${(app.server.address() as import('node:net').AddressInfo).port}`
+  const asked = await app.inject({ method: 'OPTIONS', url: '/api/doc', headers: { origin: APP, 'access-control-request-method': 'PUT', 'access-control-request-headers': 'accept-version' } })
+  notAnswered(t, asked, 'PUT /api/doc (versioned, unseen)')
+  t.notOk(asked.headers['access-control-allow-credentials'], 'no credentials allowed')
+  // Over a real socket, as a browser asks and decides.
+  const preflightRes = await fetch(`${base}/api/doc`, { method: 'OPTIONS', headers: { origin: APP, 'access-control-request-method': 'PUT', 'access-control-request-headers': 'accept-version' } })
+  t.equal(preflightRes.status, 404)
+  t.equal(preflightRes.headers.get('access-control-allow-origin'), null)
+  t.equal(preflightRes.headers.get('access-control-allow-methods'), null)
+  if (browserWouldSend(preflightRes, APP, 'PUT', ['accept-version'])) {
+    await fetch(`${base}/api/doc`, { method: 'PUT', headers: { origin: APP, 'accept-version': '1.x' } })
+  }
+  // The route is real: a request that does reach it (curl, not a browser) runs it.
+  t.equal((await app.inject({ method: 'PUT', url: '/api/doc', headers: { 'accept-version': 'x' } })).statusCode, 200)
+  // A path with no route at all keeps the component's answer (D-CORS-11), and cors's own route its own.
+  answered(t, await preflight(app, '/api/nothing', APP, 'PUT'), { 'access-control-allow-origin': APP, 'access-control-allow-credentials': 'true', 'access-control-allow-methods': METHODS, 'access-control-allow-headers': 'x-a', 'access-control-max-age': '600' }, 'PUT /api/nothing (no route)')
+  answered(t, await preflight(app, '/api/items', APP, 'GET'), { 'access-control-allow-origin': APP, 'access-control-allow-credentials': 'true', 'access-control-allow-methods': METHODS, 'access-control-allow-headers': 'x-a', 'access-control-max-age': '600' }, 'GET /api/items')
+  t.equal(runs, 1, 'only the direct PUT ran: no browser PUT followed the preflight')
+})
+
 test('boot warnings name the route: * with credentials, RegExp mistakes', async (t) => {
   const { app, lines } = await withLog({ allowOrigins: APP, allowCredentials: true }, (a) => {
     a.get('/any', { config: { cors: { allowOrigins: '*' } } }, async () => null)
