@@ -38,6 +38,13 @@ export function corsHook (setup: HookSetup): onRequestHookHandler {
       done()
       return
     }
+    const config = request.routeOptions.config as unknown as Record<string | symbol, unknown> | undefined
+    const own = config?.cors
+    // A route outside CORS answers the same to every Origin: no Vary either. D-CORS-14.
+    if (own === false) {
+      done()
+      return
+    }
     const origin = request.headers.origin
     const isOptions = request.method === 'OPTIONS'
     if (origin === undefined && !(strictPreflight && isOptions)) {
@@ -48,12 +55,6 @@ export function corsHook (setup: HookSetup): onRequestHookHandler {
     }
     // `OPTIONS *` asks about the server, not a resource: not CORS.
     if (isOptions && request.url === '*') {
-      done()
-      return
-    }
-    const config = request.routeOptions.config as unknown as Record<string | symbol, unknown> | undefined
-    const own = config?.cors
-    if (own === false) {
       done()
       return
     }

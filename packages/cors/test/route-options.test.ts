@@ -11,7 +11,7 @@ import { corsHeaders, withLog } from './helpers/build.js'
 const APP = 'https://app.example.com'
 const PARTNER = 'https://partner.example'
 const ADMIN = 'https://admin.example'
-const METHODS = 'GET, POST, PUT, PATCH, DELETE, HEAD, OPTIONS'
+const METHODS = 'GET,POST,PUT,PATCH,DELETE,HEAD,OPTIONS'
 
 function routes (app: FastifyInstance): void {
   app.get('/default', async () => ({ route: 'default' }))
@@ -91,7 +91,7 @@ test('preflights are answered with the options of the route they ask about (meth
     'access-control-allow-origin': PARTNER,
     'access-control-allow-credentials': 'true',
     'access-control-expose-headers': 'x-total',
-    'access-control-allow-methods': 'GET, PUT',
+    'access-control-allow-methods': 'GET,PUT',
     'access-control-allow-headers': 'x-partner',
     'access-control-max-age': '60'
   }, 'GET /partner')
