@@ -7,7 +7,7 @@ import { mkdtempSync, readdirSync, readlinkSync, renameSync, rmSync, truncateSyn
 import { connect, type AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import t0, { test } from 'tap'
+import t0, { test, type Test } from 'tap'
 import type { FastifyInstance } from 'fastify'
 import { HANG_CEILING_MS, waitUntil } from '../../../test-helpers/wait.js'
 import { build, MTIME } from './helpers/build.js'
@@ -31,7 +31,7 @@ function reset (): void {
  * has the file cut to n bytes, one with `x-replace` has another file of the
  * same length renamed over its path, after the cache's onSend hook.
  */
-async function listening (t: Tap.Test): Promise<{ app: FastifyInstance, port: number }> {
+async function listening (t: Test): Promise<{ app: FastifyInstance, port: number }> {
   const app = await build(FILE, true, (a) => {
     a.addHook('onSend', async (request) => {
       const cut = request.headers['x-truncate']
