@@ -25,6 +25,8 @@ function weaken (reply: FastifyReply): void {
 function markEncoded (reply: FastifyReply, coding: Encoding): void {
   reply.header('content-encoding', coding)
   weaken(reply)
+  // D-COMPRESSION-16: a range is always of the identity bytes, never of these.
+  reply.removeHeader('accept-ranges')
 }
 
 type Done = (err: Error | null, payload?: unknown) => void
