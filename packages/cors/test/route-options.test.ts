@@ -173,18 +173,27 @@ test('a route without config.cors declared before cors at the root (trackRouteRu
   notAnswered(t, await preflight(app, '/late', APP, 'DELETE'), 'DELETE /late (config.cors: false)')
 })
 
-test('a preflight about a route cors never saw (another plugin under the same prefix) fails closed; a path with no route still gets the component\'s', async (t) => {
+/**
+ * cors in a plugin under `/api` (with `GET /api/items`), and `routes` in
+ * another plugin under the same prefix: routes cors never sees.
+ */
+async function besideCors (t: Test, cors: CorsOptions, routes: (other: FastifyInstance) => void): Promise<FastifyInstance> {
   const app = Fastify()
   t.teardown(() => app.close())
   await app.register(async (api) => {
-    await api.register(corsPlugin, COMPONENT)
+    await api.register(corsPlugin, cors)
     api.get('/items', async () => [])
   }, { prefix: '/api' })
-  await app.register(async (other) => {
+  await app.register(async (other) => { routes(other) }, { prefix: '/api' })
+  await app.ready()
+  return app
+}
+
+test('a preflight about a route cors never saw (another plugin under the same prefix) fails closed; a path with no route still gets the component\'s', async (t) => {
+  const app = await besideCors(t, COMPONENT, (other) => {
     other.delete('/admin', async () => ({ deleted: true }))
     other.delete('/admin-off', { config: { cors: false } }, async () => ({ deleted: true }))
-  }, { prefix: '/api' })
-  await app.ready()
+  })
   for (const url of ['/api/admin', '/api/admin?x=1', '/api/admin-off']) {
     notAnswered(t, await preflight(app, url, APP, 'DELETE'), `DELETE ${url}: not cors's route`)
   }
@@ -212,16 +221,9 @@ function browserWouldSend (res: { status: number, headers: Headers }, origin: st
 test('a route constrained only by version, declared where cors never saw it: its preflight is refused and the PUT never runs (D-CORS-13)', async (t) => {
   let runs = 0
   const component: CorsOptions = { allowOrigins: APP, allowCredentials: true }
-  // Under the same prefix, in a plugin of its own (cors never sees its routes).
-  const app = Fastify()
-  t.teardown(() => app.close())
-  await app.register(async (api) => {
-    await api.register(corsPlugin, component)
-    api.get('/items', async () => [])
-  }, { prefix: '/api' })
-  await app.register(async (other) => {
+  const app = await besideCors(t, component, (other) => {
     other.put('/doc', { constraints: { version: '1.0.0' } }, async () => { runs++; return { written: true } })
-  }, { prefix: '/api' })
+  })
   await app.listen({ port: 0, host: '127.0.0.1' })
   const base = `http://127.0.0.1:${(app.server.address() as import('node:net').AddressInfo).port}`
   const asked = await app.inject({ method: 'OPTIONS', url: '/api/doc', headers: { origin: APP, 'access-control-request-method': 'PUT', 'access-control-request-headers': 'accept-version' } })
