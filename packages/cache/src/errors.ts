@@ -24,3 +24,12 @@ export const GATEHOUSE_CACHE_PRECONDITION_FAILED = createError<[string]>(
  */
 export const GATEHOUSE_CACHE_RANGE_NOT_SATISFIABLE = createError<[number]>(
   'GATEHOUSE_CACHE_RANGE_NOT_SATISFIABLE', 'Range not satisfiable: the representation has %d bytes', 416)
+
+/**
+ * A file response's file ended before the bytes its response promised (it
+ * shrank between the fstat its validators and Content-Length came from and
+ * the read); the connection is closed, so nothing after it is read as the
+ * rest of the body. Logged, never answered.
+ */
+export const GATEHOUSE_CACHE_FILE_SHRANK = createError<[number, number]>(
+  'GATEHOUSE_CACHE_FILE_SHRANK', 'The file ended after %d of the %d bytes its response promised (it shrank while being sent); the connection was closed', 500)

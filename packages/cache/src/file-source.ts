@@ -15,13 +15,11 @@ export function filePathOf (request: FastifyRequest, payload: unknown): string |
 }
 
 /**
- * Whether a range of `payload` can be served: a string or Buffer (its bytes
- * are the representation), or an `fs.ReadStream` of the whole file at
- * `path` (reopened at the range). Any other stream is sent whole.
- * D-CACHE-11.
+ * Whether `payload` is an `fs.ReadStream` of the whole file at `path`: the
+ * cache then sends the file from its own descriptor (D-CACHE-13). A stream
+ * of part of the file, or of another file, is the route's and is sent as it is.
  */
-export function sliceable (payload: unknown, path: string): boolean {
-  if (typeof payload === 'string' || Buffer.isBuffer(payload)) return true
+export function isWholeFileStream (payload: unknown, path: string): payload is ReadStream {
   if (!(payload instanceof ReadStream) || payload.path !== path) return false
   // Set by fs.createReadStream's `start`/`end` options (untyped): a stream of part of the file is not the file.
   const { start, end } = payload as unknown as { start?: number, end?: number }

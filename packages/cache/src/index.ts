@@ -23,6 +23,6 @@ export default cachePlugin
 export { defaults as cacheDefaults, cacheOptionsSchema } from './options.js'
 export type { CacheOptions, EtagMode, ResolvedCacheOptions } from './options.js'
 export {
-  GATEHOUSE_CACHE_ETAG_UNSUPPORTED, GATEHOUSE_CACHE_INVALID_OPTIONS, GATEHOUSE_CACHE_PRECONDITION_FAILED,
+  GATEHOUSE_CACHE_ETAG_UNSUPPORTED, GATEHOUSE_CACHE_FILE_SHRANK, GATEHOUSE_CACHE_INVALID_OPTIONS, GATEHOUSE_CACHE_PRECONDITION_FAILED,
   GATEHOUSE_CACHE_RANGE_NOT_SATISFIABLE
 } from './errors.js'

@@ -6,10 +6,11 @@ import { evaluatePreconditions, hasPreconditions } from './conditional.js'
 import { contentEtagSetter } from './content-etag.js'
 import { GATEHOUSE_CACHE_PRECONDITION_FAILED } from './errors.js'
 import { fileEtag } from './etag.js'
-import { discard, filePathOf, sliceable } from './file-source.js'
+import { discard, filePathOf, isWholeFileStream } from './file-source.js'
 import { parseHttpDate } from './http-date.js'
+import { OpenFile, openFile } from './open-file.js'
 import { resolveCacheOptions, type CacheOptions } from './options.js'
-import { sendRange, type RangeSource } from './send-range.js'
+import { sendRange } from './send-range.js'
 
 // `request.scope.filePath` is declared by @fastify-gatehouse/core's RequestScope
 // (the spec's `scope['_file_path']`); this package is what reads it.
@@ -46,10 +47,10 @@ function refuse (reply: FastifyReply, payload: unknown, header: 'If-Match' | 'If
 
 /**
  * Decides 412, 304, 206 or 200 from the validators the response ends up
- * with (RFC 9110 §13.2.2). `file` is set when a byte range may be served.
+ * with (RFC 9110 §13.2.2). `ranges`: a byte range of `payload` may be served.
  * D-CACHE-01: the decision uses the validators the response ends up with.
  */
-function conclude (request: FastifyRequest, reply: FastifyReply, payload: unknown, done: Done, file: RangeSource | undefined): void {
+function conclude (request: FastifyRequest, reply: FastifyReply, payload: unknown, done: Done, ranges: boolean): void {
   const etagHeader = reply.getHeader('etag')
   const lastModifiedHeader = reply.getHeader('last-modified')
   if (etagHeader === undefined && lastModifiedHeader === undefined) {
@@ -63,8 +64,36 @@ function conclude (request: FastifyRequest, reply: FastifyReply, payload: unknow
   if (outcome === 'not-modified') answerNotModified(request, reply, payload, done)
   else if (outcome !== 'proceed') refuse(reply, payload, outcome, done)
   // §13.2.2 step 5: If-Range, then the range (GET only, §14.2).
-  else if (file !== undefined && request.method === 'GET' && request.headers.range !== undefined) sendRange(request, reply, payload, file, etag, modified, done)
+  else if (ranges && request.method === 'GET' && request.headers.range !== undefined) sendRange(request, reply, payload as string | Buffer | OpenFile, etag, modified, done)
   else done(null, payload)
+}
+
+/** Whether a range of `payload` can be cut: a string or Buffer (its bytes are the representation), or the open file. D-CACHE-11. */
+function sliceable (payload: unknown): boolean {
+  return typeof payload === 'string' || Buffer.isBuffer(payload) || payload instanceof OpenFile
+}
+
+/**
+ * `done` for a response whose payload is `file` until it is decided: a
+ * 200 sends the whole file from its descriptor, with the Content-Length
+ * fstat gave (a GET whose read falls short then closes the connection;
+ * a HEAD sends no body). Every other outcome passes through as it is.
+ * D-CACHE-13.
+ */
+function sendingWholeFile (request: FastifyRequest, reply: FastifyReply, file: OpenFile, done: Done): Done {
+  return function decided (err, payload) {
+    if (err !== null || payload !== file) {
+      done(err, payload)
+      return
+    }
+    reply.header('content-length', file.size)
+    if (file.size === 0) {
+      file.destroy()
+      done(null, Buffer.alloc(0))
+      return
+    }
+    done(null, file.body(0, file.size - 1, request.method === 'GET' ? reply.raw : null))
+  }
 }
 
 /**
@@ -79,7 +108,7 @@ export const cache: FastifyPluginAsync<CacheOptions> = async function cache (app
     ? await contentEtagSetter(undefined, { algorithm: opts.etagAlgorithm, weak: opts.weakEtags })
     : null
 
-  function fileValidators (request: FastifyRequest, reply: FastifyReply, payload: unknown, path: string, stats: Stats, done: Done): void {
+  function fileValidators (request: FastifyRequest, reply: FastifyReply, payload: unknown, stats: Stats, done: Done): void {
     // D-CACHE-01: what the route set wins: these are defaults for file responses.
     if (!reply.hasHeader('etag')) reply.header('etag', fileEtag(stats.size, stats.mtimeMs, opts.weakEtags))
     if (!reply.hasHeader('last-modified')) reply.header('last-modified', stats.mtime.toUTCString())
@@ -88,13 +117,13 @@ export const cache: FastifyPluginAsync<CacheOptions> = async function cache (app
       reply.header('cache-control', request.scope?.auth == null ? publicCacheControl : privateCacheControl)
     }
     // D-CACHE-11: a route's own Accept-Ranges decides (`none` turns ranges off).
-    let file: RangeSource | undefined
-    if (opts.acceptRanges && sliceable(payload, path)) {
+    let ranges = false
+    if (opts.acceptRanges && sliceable(payload)) {
       const advertised = reply.getHeader('accept-ranges')
       if (advertised === undefined) reply.header('accept-ranges', 'bytes')
-      if (advertised === undefined || advertised === 'bytes') file = { path, size: stats.size }
+      ranges = advertised === undefined || advertised === 'bytes'
     }
-    conclude(request, reply, payload, done, file)
+    conclude(request, reply, payload, done, ranges)
   }
 
   app.addHook('onSend', function cacheValidators (request, reply, payload, done) {
@@ -104,12 +133,25 @@ export const cache: FastifyPluginAsync<CacheOptions> = async function cache (app
       return
     }
     const path = filePathOf(request, payload)
+    if (path !== undefined && isWholeFileStream(payload, path)) {
+      // D-CACHE-13: the validators and the bytes sent come from one descriptor.
+      openFile(path, (file) => {
+        // Not a readable file: the route's stream reports it.
+        if (file === undefined) {
+          done(null, payload)
+          return
+        }
+        discard(payload)
+        fileValidators(request, reply, file, file.stats, sendingWholeFile(request, reply, file, done))
+      })
+      return
+    }
     if (path !== undefined) {
       // D-CACHE-06: asynchronous stat, not statSync (blocks) nor a stat cache (stale ETags).
       stat(path, (err, stats) => {
         // A missing file is the route's business (its stream reports it); no validators then.
         if (err !== null || !stats.isFile()) done(null, payload)
-        else fileValidators(request, reply, payload, path, stats, done)
+        else fileValidators(request, reply, payload, stats, done)
       })
       return
     }
@@ -121,6 +163,6 @@ export const cache: FastifyPluginAsync<CacheOptions> = async function cache (app
       done(null, payload)
       return
     }
-    conclude(request, reply, payload, done, undefined)
+    conclude(request, reply, payload, done, false)
   })
 }

@@ -1,14 +1,8 @@
-import { createReadStream } from 'node:fs'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { GATEHOUSE_CACHE_RANGE_NOT_SATISFIABLE } from './errors.js'
 import { discard } from './file-source.js'
+import { OpenFile } from './open-file.js'
 import { ifRangeHolds, parseRange, UNSATISFIABLE } from './range.js'
-
-/** The file a ranged response is cut from: its path and stat'ed size. */
-export interface RangeSource {
-  readonly path: string
-  readonly size: number
-}
 
 type Done = (err: Error | null, payload?: unknown) => void
 
@@ -17,11 +11,12 @@ type Done = (err: Error | null, payload?: unknown) => void
  * `If-Range` fails or the range is to be ignored, a 206 with the one range
  * (`Content-Range`, its `Content-Length`), or a 416 when no byte of it
  * exists. A string or Buffer body is cut itself (its bytes are the
- * representation, whatever the file holds); a file stream is replaced by one
- * over the range, so no unrequested byte is read.
- * D-CACHE-11.
+ * representation, whatever the file holds); an open file is read over the
+ * range only, from the descriptor its validators came from (a short read
+ * closes the connection).
+ * D-CACHE-11, D-CACHE-13.
  */
-export function sendRange (request: FastifyRequest, reply: FastifyReply, payload: unknown, file: RangeSource,
+export function sendRange (request: FastifyRequest, reply: FastifyReply, payload: string | Buffer | OpenFile,
   etag: string | undefined, lastModified: number, done: Done): void {
   const ifRange = request.headers['if-range']
   // §13.1.5: a false If-Range means "send me all of it" (200), never a 412.
@@ -30,7 +25,7 @@ export function sendRange (request: FastifyRequest, reply: FastifyReply, payload
     return
   }
   const body = typeof payload === 'string' ? Buffer.from(payload) : payload
-  const length = Buffer.isBuffer(body) ? body.length : file.size
+  const length = body instanceof OpenFile ? body.size : body.length
   const range = parseRange(request.headers.range!, length)
   if (range === undefined) {
     done(null, payload)
@@ -48,10 +43,6 @@ export function sendRange (request: FastifyRequest, reply: FastifyReply, payload
   reply.code(206)
   reply.header('content-range', `bytes ${start}-${end}/${length}`)
   reply.header('content-length', end - start + 1)
-  if (Buffer.isBuffer(body)) {
-    done(null, body.subarray(start, end + 1))
-    return
-  }
-  discard(payload)
-  done(null, createReadStream(file.path, { start, end }))
+  if (body instanceof OpenFile) done(null, body.body(start, end, reply.raw))
+  else done(null, body.subarray(start, end + 1))
 }

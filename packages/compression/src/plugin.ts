@@ -1,8 +1,9 @@
-import { pipeline, type Readable } from 'node:stream'
+import { pipeline, type Stream } from 'node:stream'
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest, preParsingHookHandler, RouteOptions } from 'fastify'
 import { addVary } from '@fastify-gatehouse/core'
 import { isCompressible } from './compressible.js'
 import { decompressionHook } from './decompress.js'
+import { fromLegacyStream, isModernReadable } from './legacy-stream.js'
 import { resolveCompressionOptions, type CompressionOptions, type Encoding } from './options.js'
 import { isGzip, peekFirstChunk } from './precompressed.js'
 import { routeSettings } from './route-config.js'
@@ -24,6 +25,8 @@ function weaken (reply: FastifyReply): void {
 function markEncoded (reply: FastifyReply, coding: Encoding): void {
   reply.header('content-encoding', coding)
   weaken(reply)
+  // D-COMPRESSION-16: a range is always of the identity bytes, never of these.
+  reply.removeHeader('accept-ranges')
 }
 
 type Done = (err: Error | null, payload?: unknown) => void
@@ -81,13 +84,15 @@ export const compression: FastifyPluginAsync<CompressionOptions> = async functio
     route.preParsing = [decompress, ...existing] as preParsingHookHandler[]
   })
 
-  function sendStream (request: FastifyRequest, reply: FastifyReply, payload: Readable, settings: ResponseSettings, done: Done): void {
+  function sendStream (request: FastifyRequest, reply: FastifyReply, stream: Stream, settings: ResponseSettings, done: Done): void {
     const declared = reply.getHeader('content-length')
     // D-COMPRESSION-02: a stream's size is known only from a declared Content-Length.
     if (declared !== undefined && Number(declared) < settings.minimumSize) {
-      done(null, payload)
+      done(null, stream)
       return
     }
+    // D-COMPRESSION-15: an old-style stream cannot be peeked; a Readable wrapping it can.
+    const payload = isModernReadable(stream) ? stream : fromLegacyStream(stream)
     // The first chunk says whether the route streams gzip bytes of its own
     // (D-COMPRESSION-11); none (an
     // empty stream, or one failing first) leaves nothing to encode.
@@ -174,7 +179,7 @@ export const compression: FastifyPluginAsync<CompressionOptions> = async functio
     }
     const text = typeof payload === 'string'
     if (!text && !Buffer.isBuffer(payload)) {
-      if (typeof (payload as Readable).pipe === 'function') sendStream(request, reply, payload as Readable, settings, done)
+      if (typeof (payload as Stream).pipe === 'function') sendStream(request, reply, payload as Stream, settings, done)
       // Web streams and other payloads pass through as they are.
       else done(null, payload)
       return

@@ -19,7 +19,8 @@ export function isGzip (bytes: unknown): boolean {
  */
 export function peekFirstChunk (stream: Readable, callback: (chunk: unknown) => void): void {
   // Already over (ended, failed or destroyed before onSend): no event will come again.
-  if (stream.destroyed || stream.readableEnded || stream.errored !== null) {
+  // `errored` is undefined on readables that predate it (readable-stream 2).
+  if (stream.destroyed || stream.readableEnded || (stream.errored ?? null) !== null) {
     callback(null)
     return
   }

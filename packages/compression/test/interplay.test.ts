@@ -81,6 +81,37 @@ test('a 206 carries the Vary: Accept-Encoding its 200 carries (RFC 9110 §15.3.7
   t.equal(part.body, SOURCE.slice(0, 10))
 })
 
+test('an encoded 200 advertises no Accept-Ranges (its ranges would be of other bytes); the identity 200 and HEAD say what their GET does (D-COMPRESSION-16)', async (t) => {
+  const { app } = await build()
+  t.teardown(() => app.close())
+  const gzip = { 'accept-encoding': 'gzip' }
+  const encoded = await app.inject({ url: '/app.js', headers: gzip })
+  t.equal(encoded.headers['content-encoding'], 'gzip')
+  t.equal(encoded.headers['accept-ranges'], undefined, 'no range of the gzip bytes is ever served')
+  const head = await app.inject({ method: 'HEAD', url: '/app.js', headers: gzip })
+  t.equal(head.headers['content-encoding'], 'gzip')
+  t.equal(head.headers['accept-ranges'], undefined, 'HEAD as its GET')
+  const identity = await app.inject({ url: '/app.js' })
+  t.equal(identity.headers['content-encoding'], undefined)
+  t.equal(identity.headers['accept-ranges'], 'bytes', 'the identity bytes can be ranged')
+  const off = await app.inject({ url: '/off.js', headers: gzip })
+  t.equal(off.headers['accept-ranges'], 'bytes', 'compression off: the 200 is the identity one')
+})
+
+test('a 416 carries no Vary: Accept-Encoding: it is no representation, is not stored, and does not depend on the coding (D-COMPRESSION-17)', async (t) => {
+  const { app } = await build()
+  t.teardown(() => app.close())
+  for (const headers of [{ 'accept-encoding': 'gzip' }, {}]) {
+    const res = await app.inject({ url: '/app.js', headers: { range: `bytes=${Buffer.byteLength(SOURCE)}-`, ...headers } })
+    t.equal(res.statusCode, 416, JSON.stringify(headers))
+    t.equal(res.json().code, 'GATEHOUSE_CACHE_RANGE_NOT_SATISFIABLE')
+    t.equal(res.headers['content-range'], `bytes */${Buffer.byteLength(SOURCE)}`)
+    t.equal(res.headers['cache-control'], undefined, 'never stored')
+    t.equal(res.headers.vary, undefined)
+    t.equal(res.headers['content-encoding'], undefined)
+  }
+})
+
 test('304 before compression: no body, no Content-Encoding, the validators kept', async (t) => {
   const { app } = await build()
   t.teardown(() => app.close())

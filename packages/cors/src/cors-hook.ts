@@ -38,6 +38,13 @@ export function corsHook (setup: HookSetup): onRequestHookHandler {
       done()
       return
     }
+    const config = request.routeOptions.config as unknown as Record<string | symbol, unknown> | undefined
+    const own = config?.cors
+    // A route outside CORS answers the same to every Origin: no Vary either. D-CORS-14.
+    if (own === false) {
+      done()
+      return
+    }
     const origin = request.headers.origin
     const isOptions = request.method === 'OPTIONS'
     if (origin === undefined && !(strictPreflight && isOptions)) {
@@ -48,12 +55,6 @@ export function corsHook (setup: HookSetup): onRequestHookHandler {
     }
     // `OPTIONS *` asks about the server, not a resource: not CORS.
     if (isOptions && request.url === '*') {
-      done()
-      return
-    }
-    const config = request.routeOptions.config as unknown as Record<string | symbol, unknown> | undefined
-    const own = config?.cors
-    if (own === false) {
       done()
       return
     }
@@ -97,11 +98,27 @@ export function corsHook (setup: HookSetup): onRequestHookHandler {
   }
 }
 
-/** Whether Fastify's router has a route for `method` on the preflight's URL (with its Host). */
+/**
+ * Whether Fastify's router has a route for `method` on the preflight's URL
+ * that the actual request could reach: one for its Host, or one constrained
+ * by `version`, which a preflight never carries (Accept-Version is not a
+ * CORS-safelisted header, so the actual request names it in
+ * Access-Control-Request-Headers and a preflight comes first). A lookup
+ * that throws counts as a route: fail closed.
+ * D-CORS-13.
+ */
 function unseenRoute (request: FastifyRequest, method: string): boolean {
   const host = request.headers.host
-  const found: unknown = request.server.findRoute({ method: method as HTTPMethods, url: request.url, constraints: host === undefined ? undefined : { host } })
-  return found !== null
+  const constraints: Record<string, string> = host === undefined ? {} : { host }
+  const found = (extra: Record<string, string>): boolean =>
+    request.server.findRoute({ method: method as HTTPMethods, url: request.url, constraints: { ...constraints, ...extra } }) !== null
+  try {
+    // A versioned route never matches a lookup without a version; `x` is
+    // "any version" to Fastify's version strategy (find-my-way's semver store).
+    return found({}) || found({ version: 'x' })
+  } catch {
+    return true
+  }
 }
 
 /**

@@ -33,7 +33,8 @@ export function compilePolicy (opts: ResolvedCorsOptions): CorsPolicy {
     credentials: opts.allowCredentials,
     expose: opts.exposeHeaders.length > 0 ? opts.exposeHeaders.join(', ') : undefined,
     anyMethod: opts.allowMethods.includes('*'),
-    methods: opts.allowMethods.join(', '),
+    // D-CORS-15: no space after the comma, as @fastify/cors sends its default.
+    methods: opts.allowMethods.join(','),
     echoHeaders: opts.allowHeaders.includes('*'),
     allowHeaders: opts.allowHeaders.join(', '),
     maxAge: String(opts.maxAge),

@@ -70,7 +70,7 @@ test('preflight: 204, empty body, methods, echoed headers (Authorization include
   t.equal(res.headers['content-length'], '0')
   t.same(corsHeaders(res), {
     'access-control-allow-origin': APP,
-    'access-control-allow-methods': 'GET, POST, PUT, PATCH, DELETE, HEAD, OPTIONS',
+    'access-control-allow-methods': 'GET,POST,PUT,PATCH,DELETE,HEAD,OPTIONS',
     'access-control-allow-headers': 'authorization, content-type',
     'access-control-max-age': '600'
   })
@@ -84,7 +84,7 @@ test('preflight with listed headers, methods and max-age as configured', async (
   t.equal(res.statusCode, 204)
   t.same(corsHeaders(res), {
     'access-control-allow-origin': '*',
-    'access-control-allow-methods': 'GET, POST',
+    'access-control-allow-methods': 'GET,POST',
     'access-control-allow-headers': 'content-type, x-requested-with',
     'access-control-max-age': '0'
   })
@@ -124,12 +124,18 @@ test('an OPTIONS request that is not a preflight reaches the app, with CORS head
   t.same(corsHeaders(res), { 'access-control-allow-origin': APP })
 })
 
-test('a route can opt out with config.cors = false', async (t) => {
+test('a route can opt out with config.cors = false: no CORS header and no Vary: Origin, with or without Origin (D-CORS-14)', async (t) => {
   const app = await build()
   t.teardown(() => app.close())
-  const res = await app.inject({ url: '/no-cors', headers: { origin: APP } })
-  t.same(res.json(), { plain: true })
-  t.same(corsHeaders(res), {})
+  for (const headers of [{ origin: APP }, {}, { origin: EVIL }]) {
+    const res = await app.inject({ url: '/no-cors', headers })
+    t.equal(res.statusCode, 200)
+    t.same(res.json(), { plain: true })
+    t.same(corsHeaders(res), {})
+    t.equal(res.headers.vary, undefined, `${JSON.stringify(headers)}: the answer does not depend on Origin`)
+  }
+  // Its neighbours still vary, Origin or not.
+  t.equal((await app.inject({ url: '/open' })).headers.vary, 'Origin')
 })
 
 test('preflight: Access-Control-Request-Headers is echoed only when it is a list of header names', async (t) => {

@@ -11,7 +11,7 @@ import { corsHeaders, withLog } from './helpers/build.js'
 const APP = 'https://app.example.com'
 const PARTNER = 'https://partner.example'
 const ADMIN = 'https://admin.example'
-const METHODS = 'GET, POST, PUT, PATCH, DELETE, HEAD, OPTIONS'
+const METHODS = 'GET,POST,PUT,PATCH,DELETE,HEAD,OPTIONS'
 
 function routes (app: FastifyInstance): void {
   app.get('/default', async () => ({ route: 'default' }))
@@ -91,7 +91,7 @@ test('preflights are answered with the options of the route they ask about (meth
     'access-control-allow-origin': PARTNER,
     'access-control-allow-credentials': 'true',
     'access-control-expose-headers': 'x-total',
-    'access-control-allow-methods': 'GET, PUT',
+    'access-control-allow-methods': 'GET,PUT',
     'access-control-allow-headers': 'x-partner',
     'access-control-max-age': '60'
   }, 'GET /partner')
@@ -173,18 +173,27 @@ test('a route without config.cors declared before cors at the root (trackRouteRu
   notAnswered(t, await preflight(app, '/late', APP, 'DELETE'), 'DELETE /late (config.cors: false)')
 })
 
-test('a preflight about a route cors never saw (another plugin under the same prefix) fails closed; a path with no route still gets the component\'s', async (t) => {
+/**
+ * cors in a plugin under `/api` (with `GET /api/items`), and `routes` in
+ * another plugin under the same prefix: routes cors never sees.
+ */
+async function besideCors (t: Test, cors: CorsOptions, routes: (other: FastifyInstance) => void): Promise<FastifyInstance> {
   const app = Fastify()
   t.teardown(() => app.close())
   await app.register(async (api) => {
-    await api.register(corsPlugin, COMPONENT)
+    await api.register(corsPlugin, cors)
     api.get('/items', async () => [])
   }, { prefix: '/api' })
-  await app.register(async (other) => {
+  await app.register(async (other) => { routes(other) }, { prefix: '/api' })
+  await app.ready()
+  return app
+}
+
+test('a preflight about a route cors never saw (another plugin under the same prefix) fails closed; a path with no route still gets the component\'s', async (t) => {
+  const app = await besideCors(t, COMPONENT, (other) => {
     other.delete('/admin', async () => ({ deleted: true }))
     other.delete('/admin-off', { config: { cors: false } }, async () => ({ deleted: true }))
-  }, { prefix: '/api' })
-  await app.ready()
+  })
   for (const url of ['/api/admin', '/api/admin?x=1', '/api/admin-off']) {
     notAnswered(t, await preflight(app, url, APP, 'DELETE'), `DELETE ${url}: not cors's route`)
   }
@@ -193,6 +202,47 @@ test('a preflight about a route cors never saw (another plugin under the same pr
   t.same(corsHeaders(real), {}, 'its requests get no CORS headers either')
   answered(t, await preflight(app, '/api/items', APP, 'GET'), { 'access-control-allow-origin': APP, 'access-control-allow-methods': METHODS, 'access-control-allow-headers': 'x-a', 'access-control-max-age': '600' }, 'GET /api/items')
   answered(t, await preflight(app, '/api/nothing', APP, 'PUT'), { 'access-control-allow-origin': APP, 'access-control-allow-methods': METHODS, 'access-control-allow-headers': 'x-a', 'access-control-max-age': '600' }, 'PUT /api/nothing (no route)')
+})
+
+/**
+ * What a browser does with a preflight answer before a credentialed request
+ * (Fetch, CORS-preflight fetch and CORS check): the origin echoed, credentials
+ * allowed, the method and the request headers listed.
+ */
+function browserWouldSend (res: { status: number, headers: Headers }, origin: string, method: string, headers: string[]): boolean {
+  const listed = (name: string): string[] => (res.headers.get(name) ?? '').split(',').map((v) => v.trim().toLowerCase()).filter((v) => v !== '')
+  return res.status >= 200 && res.status < 300 &&
+    res.headers.get('access-control-allow-origin') === origin &&
+    res.headers.get('access-control-allow-credentials') === 'true' &&
+    listed('access-control-allow-methods').includes(method.toLowerCase()) &&
+    headers.every((h) => listed('access-control-allow-headers').includes(h))
+}
+
+test('a route constrained only by version, declared where cors never saw it: its preflight is refused and the PUT never runs (D-CORS-13)', async (t) => {
+  let runs = 0
+  const component: CorsOptions = { allowOrigins: APP, allowCredentials: true }
+  const app = await besideCors(t, component, (other) => {
+    other.put('/doc', { constraints: { version: '1.0.0' } }, async () => { runs++; return { written: true } })
+  })
+  await app.listen({ port: 0, host: '127.0.0.1' })
+  const base = `http://127.0.0.1:${(app.server.address() as import('node:net').AddressInfo).port}`
+  const asked = await app.inject({ method: 'OPTIONS', url: '/api/doc', headers: { origin: APP, 'access-control-request-method': 'PUT', 'access-control-request-headers': 'accept-version' } })
+  notAnswered(t, asked, 'PUT /api/doc (versioned, unseen)')
+  t.notOk(asked.headers['access-control-allow-credentials'], 'no credentials allowed')
+  // Over a real socket, as a browser asks and decides.
+  const preflightRes = await fetch(`${base}/api/doc`, { method: 'OPTIONS', headers: { origin: APP, 'access-control-request-method': 'PUT', 'access-control-request-headers': 'accept-version' } })
+  t.equal(preflightRes.status, 404)
+  t.equal(preflightRes.headers.get('access-control-allow-origin'), null)
+  t.equal(preflightRes.headers.get('access-control-allow-methods'), null)
+  if (browserWouldSend(preflightRes, APP, 'PUT', ['accept-version'])) {
+    await fetch(`${base}/api/doc`, { method: 'PUT', headers: { origin: APP, 'accept-version': '1.x' } })
+  }
+  // The route is real: a request that does reach it (curl, not a browser) runs it.
+  t.equal((await app.inject({ method: 'PUT', url: '/api/doc', headers: { 'accept-version': 'x' } })).statusCode, 200)
+  // A path with no route at all keeps the component's answer (D-CORS-11), and cors's own route its own.
+  answered(t, await preflight(app, '/api/nothing', APP, 'PUT'), { 'access-control-allow-origin': APP, 'access-control-allow-credentials': 'true', 'access-control-allow-methods': METHODS, 'access-control-allow-headers': 'x-a', 'access-control-max-age': '600' }, 'PUT /api/nothing (no route)')
+  answered(t, await preflight(app, '/api/items', APP, 'GET'), { 'access-control-allow-origin': APP, 'access-control-allow-credentials': 'true', 'access-control-allow-methods': METHODS, 'access-control-allow-headers': 'x-a', 'access-control-max-age': '600' }, 'GET /api/items')
+  t.equal(runs, 1, 'only the direct PUT ran: no browser PUT followed the preflight')
 })
 
 test('boot warnings name the route: * with credentials, RegExp mistakes', async (t) => {
