@@ -25,6 +25,7 @@ export function newPool (settings: PoolSettings): pg.Pool {
     max: settings.poolSize,
     connectionTimeoutMillis: settings.connectTimeout,
     statement_timeout: settings.statementTimeout,
+    // D-POSTGRES-24: these bound each call, not a request (which may make several).
     query_timeout: settings.statementTimeout + 1000,
     idleTimeoutMillis: 30_000,
     keepAlive: true,

@@ -27,7 +27,7 @@ export type ServerDatabaseOptions = PostgresConnection & PostgresStoreOptions & 
 
 // The options of the one pool the server opens from `url` (refused beside `pool`).
 const POOL_KEYS = ['connectTimeout', 'statementTimeout', 'poolSize'] as const
-// Which store takes which of the other numbers.
+// Which store takes which of the other numbers (D-SERVER-48: every store option, to the stores that use it).
 const CACHE_KEYS = ['cacheSize', 'negativeCacheSize', 'recheckInterval', 'maxStale'] as const
 const SWEEP_KEYS = ['sweepInterval', 'sweepBatch'] as const
 const NUMBERS = [...POOL_KEYS, ...CACHE_KEYS, ...SWEEP_KEYS, 'lastUsedFlushInterval'] as const
