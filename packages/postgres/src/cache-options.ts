@@ -1,5 +1,5 @@
 import type { CacheSettings } from './confirmed-cache.js'
-import { GATEHOUSE_POSTGRES_INVALID_OPTIONS } from './errors.js'
+import { wholeOption } from './option-ranges.js'
 
 /** The cache options of {@link PostgresUserStore} and {@link PostgresApiKeyStore}; every key is optional. */
 export interface PostgresCacheOptions {
@@ -26,23 +26,12 @@ export const cacheDefaults = Object.freeze({ cacheSize: 10_000, negativeCacheSiz
 /** The option names of {@link PostgresCacheOptions}, for the unknown-key check. */
 export const CACHE_OPTION_KEYS: readonly string[] = Object.freeze(Object.keys(cacheDefaults))
 
-/** A whole number from `min` to `max`, or the default; otherwise a boot error naming `<store> <name>`. */
-export function wholeNumber (store: string, name: string, value: unknown, fallback: number, [min, max]: readonly [number, number]): number {
-  if (value === undefined) return fallback
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
-    throw new GATEHOUSE_POSTGRES_INVALID_OPTIONS(`${store} ${name}`, `expected a whole number from ${min} to ${max}`)
-  }
-  return value
-}
-
 /** Checks the cache options; throws `GATEHOUSE_POSTGRES_INVALID_OPTIONS` naming the option. */
 export function resolveCacheOptions (options: PostgresCacheOptions, store: string): CacheSettings {
-  const entries = [0, 10_000_000] as const
-  const ms = [0, 86_400_000] as const
   return Object.freeze({
-    size: wholeNumber(store, 'cacheSize', options.cacheSize, cacheDefaults.cacheSize, entries),
-    negativeSize: wholeNumber(store, 'negativeCacheSize', options.negativeCacheSize, cacheDefaults.negativeCacheSize, entries),
-    recheckInterval: wholeNumber(store, 'recheckInterval', options.recheckInterval, cacheDefaults.recheckInterval, ms),
-    maxStale: wholeNumber(store, 'maxStale', options.maxStale, cacheDefaults.maxStale, ms)
+    size: wholeOption(store, 'cacheSize', options.cacheSize, cacheDefaults.cacheSize),
+    negativeSize: wholeOption(store, 'negativeCacheSize', options.negativeCacheSize, cacheDefaults.negativeCacheSize),
+    recheckInterval: wholeOption(store, 'recheckInterval', options.recheckInterval, cacheDefaults.recheckInterval),
+    maxStale: wholeOption(store, 'maxStale', options.maxStale, cacheDefaults.maxStale)
   })
 }

@@ -8,28 +8,37 @@ export interface OpenedPool {
   readonly owned: boolean
 }
 
+/** What a pool made here is made of. */
+export type PoolSettings = Pick<ResolvedPostgresOptions, 'connectTimeout' | 'statementTimeout' | 'poolSize'> & { readonly url: string }
+
 /**
- * Opens the pool a store was given. A pool made here waits at most
- * `connectTimeout` for a connection and cancels statements after
- * `statementTimeout` (the server's `statement_timeout`, and the client's
- * own read timeout a little later for a server that stopped answering);
- * its idle clients' `error` events are absorbed (each failed call rejects
- * on its own, and the pool replaces the client).
+ * A pg Pool with Gatehouse's settings: it waits at most `connectTimeout`
+ * for a connection and cancels statements after `statementTimeout` (the
+ * server's `statement_timeout`, and the client's own read timeout a little
+ * later for a server that stopped answering); a connection idle 30 s is
+ * closed; its idle clients' `error` events are absorbed (each failed call
+ * rejects on its own, and the pool replaces the client).
  */
-export function openPool (options: ResolvedPostgresOptions): OpenedPool {
-  if (options.pool !== undefined) return { pool: options.pool, owned: false }
+export function newPool (settings: PoolSettings): pg.Pool {
   const pool = new pg.Pool({
-    connectionString: options.url,
-    max: options.poolSize,
-    connectionTimeoutMillis: options.connectTimeout,
-    statement_timeout: options.statementTimeout,
-    query_timeout: options.statementTimeout + 1000,
+    connectionString: settings.url,
+    max: settings.poolSize,
+    connectionTimeoutMillis: settings.connectTimeout,
+    statement_timeout: settings.statementTimeout,
+    // D-POSTGRES-24: these bound each call, not a request (which may make several).
+    query_timeout: settings.statementTimeout + 1000,
     idleTimeoutMillis: 30_000,
     keepAlive: true,
     application_name: 'gatehouse'
   })
   pool.on('error', () => {})
-  return { pool, owned: true }
+  return pool
+}
+
+/** The pool a store was given, or one made from its URL ({@link newPool}), which the store then owns. */
+export function openPool (options: ResolvedPostgresOptions): OpenedPool {
+  if (options.pool !== undefined) return { pool: options.pool, owned: false }
+  return { pool: newPool({ ...options, url: options.url! }), owned: true }
 }
 
 // SQLSTATE classes and codes that mean "the database cannot answer now",
@@ -64,6 +73,16 @@ export function poolAddress (options: ResolvedPostgresOptions): string {
   // A pool made from a URL keeps it as connectionString, not as host/port/database.
   if (connectionString !== undefined && host === undefined && URL.canParse(connectionString)) return describeUrl(connectionString)
   return `${host ?? 'localhost'}:${port ?? 5432}/${database ?? '(default database)'}`
+}
+
+/**
+ * Where a deployment's tables are, for messages: host:port/database, the
+ * schema and a table prefix when there is one (the CLI's own spelling),
+ * never a password.
+ */
+export function schemaAddress (options: ResolvedPostgresOptions): string {
+  const { schema, tablePrefix } = options.names
+  return `${poolAddress(options)} (schema ${schema}${tablePrefix === '' ? '' : `, table prefix ${tablePrefix}`})`
 }
 
 /**

@@ -1,6 +1,6 @@
 import type pg from 'pg'
-import { GATEHOUSE_POSTGRES_INVALID_OPTIONS } from './errors.js'
 import type { SqlNames } from './names.js'
+import { wholeOption } from './option-ranges.js'
 import { run, statement, type Statement } from './statement.js'
 
 /** Options of the stores whose rows expire (sessions, lockout counters). */
@@ -21,19 +21,11 @@ export const sweepDefaults = Object.freeze({ sweepInterval: 60_000, sweepBatch: 
 /** The keys of {@link SweepOptions}, for the stores' option checks. */
 export const SWEEP_KEYS: readonly string[] = Object.freeze(['sweepInterval', 'sweepBatch'])
 
-function whole (value: unknown, fallback: number, min: number, max: number, label: string): number {
-  if (value === undefined) return fallback
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
-    throw new GATEHOUSE_POSTGRES_INVALID_OPTIONS(label, `expected a whole number from ${min} to ${max}`)
-  }
-  return value
-}
-
 /** Checks the sweep options of `store`; throws `GATEHOUSE_POSTGRES_INVALID_OPTIONS` naming the option. */
 export function resolveSweepOptions (options: SweepOptions, store: string): { interval: number, batch: number } {
   return {
-    interval: whole(options.sweepInterval, sweepDefaults.sweepInterval, 0, 86_400_000, `${store} sweepInterval`),
-    batch: whole(options.sweepBatch, sweepDefaults.sweepBatch, 1, 100_000, `${store} sweepBatch`)
+    interval: wholeOption(store, 'sweepInterval', options.sweepInterval, sweepDefaults.sweepInterval),
+    batch: wholeOption(store, 'sweepBatch', options.sweepBatch, sweepDefaults.sweepBatch)
   }
 }
 

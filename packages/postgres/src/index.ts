@@ -22,6 +22,10 @@ export { checkPostgresUrl, defaults as postgresDefaults, describeUrl, resolvePos
 export { checkSchema, checkTablePrefix } from './names.js'
 export type { PostgresConnection, PostgresStoreOptions, ResolvedPostgresOptions } from './options.js'
 export { isUnavailable } from './connection.js'
+export { createPostgresPool } from './shared-pool.js'
+export type { PostgresPoolOptions } from './shared-pool.js'
+export { OPTION_RANGES as postgresOptionRanges, optionProblem as postgresOptionProblem } from './option-ranges.js'
+export type { NumericOption as PostgresNumericOption } from './option-ranges.js'
 export {
   GATEHOUSE_POSTGRES_CONNECT, GATEHOUSE_POSTGRES_INVALID_OPTIONS, GATEHOUSE_POSTGRES_MIGRATION,
   GATEHOUSE_POSTGRES_SCHEMA_AHEAD, GATEHOUSE_POSTGRES_SCHEMA_BEHIND, POSTGRES_UNAVAILABLE

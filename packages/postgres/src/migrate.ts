@@ -1,5 +1,5 @@
 import { Kysely, Migrator, PostgresDialect, type MigrationResult } from 'kysely'
-import { checkReachable, isUnavailable, openPool, poolAddress } from './connection.js'
+import { checkReachable, isUnavailable, openPool, schemaAddress } from './connection.js'
 import { GATEHOUSE_POSTGRES_MIGRATION, GATEHOUSE_POSTGRES_SCHEMA_AHEAD, postgresUnavailable } from './errors.js'
 import { gatehouseMigrations } from './migrations/index.js'
 import { resolvePostgresOptions, type PostgresConnection, type PostgresStoreOptions, type ResolvedPostgresOptions } from './options.js'
@@ -61,7 +61,7 @@ export async function migrate (options: MigrateOptions, direction: 'up' | 'down'
   if (direction !== 'up' && direction !== 'down') throw new GATEHOUSE_POSTGRES_MIGRATION(`unknown direction ${JSON.stringify(direction)} (expected "up" or "down")`)
   return await withPool(options, 'migrate', async (pool, resolved) => {
     const before = await migrationStatus(pool, resolved.names)
-    if (before.unknown.length > 0) throw new GATEHOUSE_POSTGRES_SCHEMA_AHEAD(poolAddress(resolved), before.unknown.join(', '))
+    if (before.unknown.length > 0) throw new GATEHOUSE_POSTGRES_SCHEMA_AHEAD(schemaAddress(resolved), before.unknown.join(', '))
     const run = migrator(pool, resolved)
     const { error, results } = direction === 'up' ? await run.migrateToLatest() : await run.migrateDown()
     if (error !== undefined) {

@@ -3,6 +3,7 @@ import type { Pool } from 'pg'
 import { isPlainObject } from '@fastify-gatehouse/core'
 import { GATEHOUSE_POSTGRES_INVALID_OPTIONS } from './errors.js'
 import { checkSchema, checkTablePrefix, sqlNames, type SqlNames } from './names.js'
+import { optionProblem, wholeOption } from './option-ranges.js'
 
 /** How a store reaches PostgreSQL: a URL (the store opens and owns a pool) or a `pg` Pool of yours (never closed here). */
 export type PostgresConnection =
@@ -84,12 +85,15 @@ export function describeUrl (url: string): string {
   return `${hostname}:${port === '' ? '5432' : port}/${database === '' ? '(default database)' : database}`
 }
 
-function integer (name: string, value: unknown, fallback: number, store: string, max: number): number {
-  if (value === undefined) return fallback
-  if (typeof value !== 'number' || !Number.isInteger(value) || value <= 0 || value > max) {
-    throw new GATEHOUSE_POSTGRES_INVALID_OPTIONS(`${store} ${name}`, `expected a whole number from 1 to ${max}`)
-  }
-  return value
+/**
+ * How long the listener of a store given `pool` waits to connect, and for a
+ * heartbeat: as long as the pool waits for a connection, when it says
+ * (`connectionTimeoutMillis`, as `createPostgresPool` sets it), else the
+ * default; never forever (0 is pg's "no limit").
+ */
+function connectTimeoutOf (pool: Pool): number {
+  const waits = (pool as { options?: { connectionTimeoutMillis?: unknown } }).options?.connectionTimeoutMillis
+  return optionProblem('connectTimeout', waits) === undefined ? waits as number : defaults.connectTimeout
 }
 
 const KNOWN = new Set(['url', 'pool', 'schema', 'tablePrefix', 'connectTimeout', 'statementTimeout', 'poolSize'])
@@ -123,8 +127,8 @@ export function resolvePostgresOptions (options: PostgresConnection & PostgresSt
     url: url === undefined ? undefined : withDefaultUser(checkPostgresUrl(url, `${store} url`)),
     pool,
     names: sqlNames(checkSchema(options.schema ?? defaults.schema, `${store} schema`), checkTablePrefix(options.tablePrefix ?? defaults.tablePrefix, `${store} tablePrefix`)),
-    connectTimeout: integer('connectTimeout', options.connectTimeout, defaults.connectTimeout, store, 3_600_000),
-    statementTimeout: integer('statementTimeout', options.statementTimeout, defaults.statementTimeout, store, 3_600_000),
-    poolSize: integer('poolSize', options.poolSize, defaults.poolSize, store, 1000)
+    connectTimeout: wholeOption(store, 'connectTimeout', options.connectTimeout, pool === undefined ? defaults.connectTimeout : connectTimeoutOf(pool)),
+    statementTimeout: wholeOption(store, 'statementTimeout', options.statementTimeout, defaults.statementTimeout),
+    poolSize: wholeOption(store, 'poolSize', options.poolSize, defaults.poolSize)
   })
 }

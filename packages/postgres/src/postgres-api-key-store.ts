@@ -2,10 +2,11 @@ import {
   constantTimeEqual, GATEHOUSE_AUTH_STORE_INPUT, newApiKey, parseApiKey, publicRecord, type ApiKeyRecord, type ApiKeyStore, type IssueApiKey, type StoredApiKey
 } from '@fastify-gatehouse/auth'
 import { sha256 } from '@fastify-gatehouse/core'
-import { wholeNumber, type PostgresCacheOptions } from './cache-options.js'
+import type { PostgresCacheOptions } from './cache-options.js'
 import { checkImportedKeys, insertAll, keyTable, type ImportCounts } from './import-records.js'
 import { LastUsed } from './last-used.js'
 import { ListeningStore } from './listening-store.js'
+import { wholeOption } from './option-ranges.js'
 import type { PostgresConnection, PostgresStoreOptions } from './options.js'
 import type { ConnectOptions } from './postgres-store.js'
 import { apiKeyStatements, type ApiKeyStatements } from './sql/api-key-statements.js'
@@ -86,7 +87,7 @@ export class PostgresApiKeyStore extends ListeningStore<KeyEntry> implements Api
   private constructor (options: PostgresConnection & PostgresApiKeyStoreOptions) {
     super(options, 'PostgresApiKeyStore', 'key', ['lastUsedFlushInterval'])
     this.#sql = apiKeyStatements(this.names)
-    const interval = wholeNumber('PostgresApiKeyStore', 'lastUsedFlushInterval', options.lastUsedFlushInterval, 60_000, [1, 86_400_000])
+    const interval = wholeOption('PostgresApiKeyStore', 'lastUsedFlushInterval', options.lastUsedFlushInterval, 60_000)
     this.#lastUsed = new LastUsed(interval, (ids, ats) => run(this.pool, this.#sql.touch, [ids, ats]))
   }
 

@@ -1,5 +1,5 @@
 import type pg from 'pg'
-import { checkReachable, isUnavailable, openPool, poolAddress, unavailableOr } from './connection.js'
+import { checkReachable, isUnavailable, openPool, schemaAddress, unavailableOr } from './connection.js'
 import { GATEHOUSE_POSTGRES_SCHEMA_AHEAD, GATEHOUSE_POSTGRES_SCHEMA_BEHIND } from './errors.js'
 import { migrate } from './migrate.js'
 import type { SqlNames } from './names.js'
@@ -53,7 +53,7 @@ export abstract class PostgresStore {
       if (status.pending.length > 0 && settings.migrate === true) {
         status = (await migrate({ pool: store.pool, schema: store.names.schema, tablePrefix: store.names.tablePrefix })).status
       }
-      const where = `${poolAddress(store.options)} (schema ${store.names.schema})`
+      const where = schemaAddress(store.options)
       if (status.unknown.length > 0) throw new GATEHOUSE_POSTGRES_SCHEMA_AHEAD(where, status.unknown.join(', '))
       if (status.pending.length > 0) throw new GATEHOUSE_POSTGRES_SCHEMA_BEHIND(where, status.pending.join(', '))
     } catch (err) {

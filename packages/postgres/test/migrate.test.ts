@@ -85,8 +85,19 @@ t.test('migrations against a real PostgreSQL', options, async (t) => {
   await t.test('a schema migrated by a newer version is refused by stores and by migrate', async (t) => {
     await pool.query("insert into gatehouse.migrations (name, timestamp) values ('9999-from-the-future', now())")
     t.teardown(() => pool.query("delete from gatehouse.migrations where name = '9999-from-the-future'"))
-    await t.rejects(ProbeStore.connect({ url: db.url }), { code: 'GATEHOUSE_POSTGRES_SCHEMA_AHEAD', message: /9999-from-the-future/ })
-    await t.rejects(migrate({ url: db.url }), { code: 'GATEHOUSE_POSTGRES_SCHEMA_AHEAD' })
+    const where = `${new URL(db.url).host}/${db.name} (schema gatehouse)`
+    const message = `the Gatehouse schema in ${where} is newer than this version (unknown migrations: 9999-from-the-future); upgrade Gatehouse or migrate down with the newer version`
+    await t.rejects(ProbeStore.connect({ url: db.url }), { code: 'GATEHOUSE_POSTGRES_SCHEMA_AHEAD', message })
+    // Issue 25, item 10: migrate() named the database but not the schema.
+    await t.rejects(migrate({ url: db.url }), { code: 'GATEHOUSE_POSTGRES_SCHEMA_AHEAD', message }, 'migrate() names the schema too')
+  })
+
+  await t.test('the schema-ahead message names a table prefix too', async (t) => {
+    await migrate({ url: db.url, schema: 'gatehouse_ahead', tablePrefix: 'gh_' })
+    await pool.query("insert into gatehouse_ahead.gh_migrations (name, timestamp) values ('9999-from-the-future', now())")
+    const message = `the Gatehouse schema in ${new URL(db.url).host}/${db.name} (schema gatehouse_ahead, table prefix gh_) is newer than this version (unknown migrations: 9999-from-the-future); upgrade Gatehouse or migrate down with the newer version`
+    await t.rejects(migrate({ url: db.url, schema: 'gatehouse_ahead', tablePrefix: 'gh_' }), { code: 'GATEHOUSE_POSTGRES_SCHEMA_AHEAD', message })
+    await t.rejects(ProbeStore.connect({ url: db.url, schema: 'gatehouse_ahead', tablePrefix: 'gh_' }), { code: 'GATEHOUSE_POSTGRES_SCHEMA_AHEAD', message })
   })
 
   await t.test('parallel migrations from several processes\' worth of pools run each step once', async (t) => {

@@ -91,7 +91,7 @@ test('bad database options are boot errors naming the option, never the password
     [{ url: 'postgres://127.0.0.1/app', schema: 'Bad-Name' }, {}, /^database\.schema: expected a schema name/],
     [{ url: 'postgres://127.0.0.1/app', tablePrefix: '1x' }, {}, /^database\.tablePrefix: expected "" or lower-case/],
     [{ url: 'postgres://127.0.0.1/app', migrate: 'yes' }, {}, /^database\.migrate: expected true or false/],
-    [{ url: 'postgres://127.0.0.1/app', cacheSize: 3 }, {}, /^database\.cacheSize: unknown option \(known: url, pool, schema/],
+    [{ url: 'postgres://127.0.0.1/app', cachesize: 3 }, {}, /^database\.cachesize: unknown option \(known: url, pool, schema/],
     [{ schema: 'auth' }, {}, /^database: give exactly one of url and pool/],
     [{ url: 'postgres://127.0.0.1/app' }, { users: { alice: { password: 'wonderland-pw' } } }, /^users: seeded users would live in memory beside database; .*gatehouse users add --database/],
     [{ url: 'postgres://127.0.0.1/app' }, { tokens: { ci: { key: `gak_${'a'.repeat(16)}_${'b'.repeat(43)}` } } }, /^tokens: seeded tokens would live in memory beside database; .*gatehouse keys issue --database/]

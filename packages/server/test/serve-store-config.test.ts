@@ -20,7 +20,7 @@ const BAD: Array<[string, string, RegExp]> = [
   ['users-no-url', 'server_app:\n  store: { postgres: 5432 }\n', /server_app\.store\.postgres: expected a postgres:\/\/ URL$/],
   ['users-no-host', "server_app:\n  store: { postgres: 'postgres:///app' }\n", /server_app\.store\.postgres: the URL names no host$/],
   ['users-camel', `server_app:\n  store: { postgres: ${PG}, tablePrefix: gh_ }\n`, /server_app\.store\.tablePrefix: unknown option \(config files use snake_case: table_prefix\)$/],
-  ['users-unknown', `server_app:\n  store: { postgres: ${PG}, pool_size: 3 }\n`, /server_app\.store\.pool_size: unknown option$/],
+  ['users-unknown', `server_app:\n  store: { postgres: ${PG}, pool_max: 3 }\n`, /server_app\.store\.pool_max: unknown option$/],
   ['users-redis-key', `server_app:\n  store: { postgres: ${PG}, prefix: 'gh:' }\n`, /server_app\.store\.prefix: unknown option$/],
   ['users-schema', `server_app:\n  store: { postgres: ${PG}, schema: Bad-Name }\n`, /server_app\.store\.schema: expected a schema name of lower-case letters/],
   ['users-prefix', `server_app:\n  store: { postgres: ${PG}, table_prefix: 1x }\n`, /server_app\.store\.table_prefix: expected "" or lower-case letters/],

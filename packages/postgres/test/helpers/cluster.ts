@@ -107,9 +107,13 @@ export class TestCluster {
   readonly #user = serverUser()
 
   readonly #watchdog: ChildProcess
+  readonly #settings: readonly string[]
 
-  private constructor (dir: string) {
+  private constructor (dir: string, settings: readonly string[]) {
     this.dir = dir
+    // A test's own settings replace the defaults of the same name.
+    const named = new Set(settings.map((s) => s.split('=')[0]))
+    this.#settings = [...SETTINGS.filter((s) => !named.has(s.split('=')[0])), ...settings]
     this.#watchdog = spawn('sh', ['-c', WATCHDOG, 'watchdog', dir], { stdio: ['pipe', 'ignore', 'ignore'] })
     // It must not keep the test process alive: it is there for when that ends.
     this.#watchdog.unref()
@@ -117,9 +121,9 @@ export class TestCluster {
     ;(this.#watchdog.stdin as unknown as { unref: () => void }).unref()
   }
 
-  /** Makes and starts a cluster (initdb, then {@link start}). */
-  static async create (): Promise<TestCluster> {
-    const cluster = new TestCluster(mkdtempSync(join(tmpdir(), 'gatehouse-pg-')))
+  /** Makes and starts a cluster (initdb, then {@link start}); `settings` (`name=value`) replace or add to the defaults. */
+  static async create (settings: readonly string[] = []): Promise<TestCluster> {
+    const cluster = new TestCluster(mkdtempSync(join(tmpdir(), 'gatehouse-pg-')), settings)
     try {
       if (cluster.#user !== undefined) chownSync(cluster.dir, cluster.#user.uid, cluster.#user.gid)
       await cluster.#initdb()
@@ -199,7 +203,7 @@ export class TestCluster {
     const postgres = postgresBin('postgres')
     if (postgres === undefined) throw new Error('postgres is not installed')
     this.#log = ''
-    const args = ['-D', join(this.dir, 'data'), '-p', String(this.#port), '-k', this.dir, ...SETTINGS.flatMap((s) => ['-c', s])]
+    const args = ['-D', join(this.dir, 'data'), '-p', String(this.#port), '-k', this.dir, ...this.#settings.flatMap((s) => ['-c', s])]
     const child = spawn(postgres, args, { cwd: this.dir, stdio: ['ignore', 'ignore', 'pipe'], ...this.#user })
     this.#child = child
     child.stderr?.on('data', (c: Buffer) => { this.#log = (this.#log + c.toString()).slice(-16_384) })
@@ -297,9 +301,9 @@ export async function needTestCluster (): Promise<{ skip?: string }> {
   }
 }
 
-/** A started {@link TestCluster} that `t` destroys when it ends (passed or not). */
-export async function testCluster (t: { teardown: (fn: () => Promise<void>) => void }): Promise<TestCluster> {
-  const cluster = await TestCluster.create()
+/** A started {@link TestCluster} (with `settings`, see {@link TestCluster.create}) that `t` destroys when it ends (passed or not). */
+export async function testCluster (t: { teardown: (fn: () => Promise<void>) => void }, settings: readonly string[] = []): Promise<TestCluster> {
+  const cluster = await TestCluster.create(settings)
   t.teardown(() => cluster.destroy())
   return cluster
 }

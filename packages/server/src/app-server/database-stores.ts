@@ -1,6 +1,6 @@
 import type { ApiKeyStore, LockoutStore, UserStore } from '@fastify-gatehouse/auth'
 import { isPlainObject } from '@fastify-gatehouse/core'
-import type { PostgresConnection, PostgresStoreOptions } from '@fastify-gatehouse/postgres'
+import type { PostgresCacheOptions, PostgresConnection, PostgresStoreOptions, SweepOptions } from '@fastify-gatehouse/postgres'
 import type { SessionStore } from '@fastify-gatehouse/session'
 import { GATEHOUSE_SERVER_INVALID_OPTIONS } from '../errors.js'
 
@@ -11,17 +11,33 @@ const postgresPackage = async () => await import('@fastify-gatehouse/postgres')
 /**
  * AppServer's `database` option, in its object form: a connection (`url`,
  * or a `pg` Pool of yours, which is never ended here), the options every
- * PostgreSQL store shares, and `migrate`.
+ * PostgreSQL store shares, `migrate`, and the options of the stores it
+ * opens: the cache of the user and API-key stores, the sweep of the
+ * session and lockout stores, the API keys' last-use writes.
  */
-export type ServerDatabaseOptions = PostgresConnection & PostgresStoreOptions & {
+export type ServerDatabaseOptions = PostgresConnection & PostgresStoreOptions & PostgresCacheOptions & SweepOptions & {
   /**
    * Bring the schema up to date at boot instead of refusing a schema that
    * is behind (`GATEHOUSE_POSTGRES_SCHEMA_BEHIND`). Default: false.
    */
   migrate?: boolean
+  /** ms between writes of the API keys' last-use times. Default: 60000. */
+  lastUsedFlushInterval?: number
 }
 
-const KEYS = ['url', 'pool', 'schema', 'tablePrefix', 'migrate', 'connectTimeout', 'statementTimeout', 'poolSize']
+// The options of the one pool the server opens from `url` (refused beside `pool`).
+const POOL_KEYS = ['connectTimeout', 'statementTimeout', 'poolSize'] as const
+// Which store takes which of the other numbers (D-SERVER-48: every store option, to the stores that use it).
+const CACHE_KEYS = ['cacheSize', 'negativeCacheSize', 'recheckInterval', 'maxStale'] as const
+const SWEEP_KEYS = ['sweepInterval', 'sweepBatch'] as const
+const NUMBERS = [...POOL_KEYS, ...CACHE_KEYS, ...SWEEP_KEYS, 'lastUsedFlushInterval'] as const
+const KEYS: readonly string[] = ['url', 'pool', 'schema', 'tablePrefix', 'migrate', ...NUMBERS]
+
+type NumberKey = typeof NUMBERS[number]
+
+function pick (database: ServerDatabaseOptions, keys: readonly NumberKey[]): Partial<Record<NumberKey, number>> {
+  return Object.fromEntries(keys.filter((key) => database[key] !== undefined).map((key) => [key, database[key]]))
+}
 
 /** Which stores the server needs from the database: those the caller did not give. */
 export interface DatabaseRoles {
@@ -37,7 +53,7 @@ export interface DatabaseStores {
   tokens?: ApiKeyStore
   sessions?: SessionStore
   lockout?: LockoutStore
-  /** Closes every store opened here (ends their pools; a pool you gave stays open). */
+  /** Closes every store opened here, then the pool opened for them (a pool you gave stays open). */
   close: () => Promise<void>
 }
 
@@ -58,34 +74,53 @@ export async function checkDatabaseOption (database: unknown): Promise<ServerDat
   if (database.schema !== undefined) postgres.checkSchema(database.schema, 'database.schema')
   if (database.tablePrefix !== undefined) postgres.checkTablePrefix(database.tablePrefix, 'database.tablePrefix')
   if (database.migrate !== undefined && typeof database.migrate !== 'boolean') throw new GATEHOUSE_SERVER_INVALID_OPTIONS('database.migrate', 'expected true or false')
-  // The pool and the numbers are checked by the stores, naming the store and the option.
+  for (const key of NUMBERS) {
+    if (database[key] === undefined) continue
+    if (database.pool !== undefined && (POOL_KEYS as readonly string[]).includes(key)) {
+      throw new GATEHOUSE_SERVER_INVALID_OPTIONS(`database.${key}`, 'applies to the pool the server opens from url; set it on the pool you give')
+    }
+    const problem = postgres.postgresOptionProblem(key, database[key])
+    if (problem !== undefined) throw new GATEHOUSE_SERVER_INVALID_OPTIONS(`database.${key}`, problem)
+  }
+  // The pool itself is checked by the stores.
   return database as unknown as ServerDatabaseOptions
 }
 
 /**
- * Opens the PostgreSQL stores `roles` asks for. With `migrate`, the schema
- * is brought up to date once, first (not by each store); then the stores
+ * Opens the PostgreSQL stores `roles` asks for, on one pool: the pool you
+ * gave, or one opened from `url` with `poolSize` connections at most,
+ * shared by every store (D-POSTGRES-23). With `migrate`, the schema is
+ * brought up to date once, first (not by each store); then the stores
  * connect side by side, each checking the schema: one that is behind
- * rejects with `GATEHOUSE_POSTGRES_SCHEMA_BEHIND`, naming
- * `gatehouse migrate up`. When one fails, those already open are closed
- * before the error is passed on, so a failed boot leaves no pool behind.
+ * rejects with `GATEHOUSE_POSTGRES_SCHEMA_BEHIND`, naming `gatehouse
+ * migrate up`. When one fails, those already open are closed, and the
+ * pool, before the error is passed on, so a failed boot leaves no
+ * connection behind.
  */
 export async function openDatabaseStores (database: ServerDatabaseOptions, roles: DatabaseRoles): Promise<DatabaseStores> {
   const postgres = await postgresPackage()
-  const { migrate, ...connection } = database
-  if (migrate === true) await postgres.migrate(connection)
-  const settings = { ...connection, migrate: false }
+  const connection = database.pool === undefined ? { url: database.url } : { pool: database.pool }
+  const names = {
+    ...(database.schema === undefined ? {} : { schema: database.schema }),
+    ...(database.tablePrefix === undefined ? {} : { tablePrefix: database.tablePrefix })
+  }
+  const timeouts = pick(database, ['connectTimeout', 'statementTimeout'])
+  if (database.migrate === true) await postgres.migrate({ ...connection, ...names, ...timeouts })
+  const owned = database.pool === undefined ? postgres.createPostgresPool({ url: database.url, ...pick(database, POOL_KEYS) }) : undefined
+  const shared = { pool: owned ?? database.pool!, ...names, migrate: false }
   const opening = {
-    users: roles.users ? postgres.PostgresUserStore.connect(settings) : undefined,
-    tokens: roles.tokens ? postgres.PostgresApiKeyStore.connect(settings) : undefined,
-    sessions: roles.sessions ? postgres.PostgresSessionStore.connect(settings) : undefined,
-    lockout: roles.lockout ? postgres.PostgresLockoutStore.connect(settings) : undefined
+    users: roles.users ? postgres.PostgresUserStore.connect({ ...shared, ...pick(database, CACHE_KEYS) }) : undefined,
+    tokens: roles.tokens ? postgres.PostgresApiKeyStore.connect({ ...shared, ...pick(database, [...CACHE_KEYS, 'lastUsedFlushInterval']) }) : undefined,
+    sessions: roles.sessions ? postgres.PostgresSessionStore.connect({ ...shared, ...pick(database, SWEEP_KEYS) }) : undefined,
+    lockout: roles.lockout ? postgres.PostgresLockoutStore.connect({ ...shared, ...pick(database, SWEEP_KEYS) }) : undefined
   }
   const entries = Object.entries(opening).filter(([, store]) => store !== undefined) as Array<[keyof typeof opening, Promise<{ close: () => Promise<void> }>]>
   const settled = await Promise.allSettled(entries.map(([, store]) => store))
   const opened = settled.flatMap((result) => result.status === 'fulfilled' ? [result.value] : [])
   const close = async (): Promise<void> => {
     await Promise.allSettled(opened.map(async (store) => { await store.close() }))
+    // After the stores: the API-key store writes its last-use times on close.
+    if (owned !== undefined && !owned.ended) await owned.end().catch(() => {})
   }
   const failed = settled.find((result) => result.status === 'rejected')
   if (failed !== undefined) {

@@ -29,6 +29,11 @@ places them (middleware.session.store, server_app.login.store). --migrate brings
 the schema up to date at start (else a schema that is behind stops the boot).
 `
 
+/** A `{ postgres: … }` of the file as the stores take it: everything but the tag. */
+function withoutKind ({ kind: _kind, ...settings }: PostgresStoreConfig): Omit<PostgresStoreConfig, 'kind'> {
+  return settings
+}
+
 async function loadApplication (module: string, cwd: string): Promise<RoutedApplication> {
   const url = pathToFileURL(isAbsolute(module) ? module : resolve(cwd, module)).href
   let loaded: unknown
@@ -70,13 +75,9 @@ export async function serveCommand (args: string[], io: CliIo, signals: NodeJS.E
   const usersStore = fromUrl === undefined ? stores.users : { kind: 'postgres' as const, url: fromUrl.url }
   if (values.config === undefined && usersStore === undefined) throw new UsageError(`give --config <file>, or a database (--database <url> or $${DATABASE_ENV})`)
   if (values.migrate && usersStore?.kind !== 'postgres') throw new UsageError('--migrate goes with a PostgreSQL store (--database, or server_app.store: { postgres: … })')
+  // The file's { postgres: … } is AppServer's database option, its numbers (pool_size, max_stale, …) included.
   const database = usersStore?.kind === 'postgres'
-    ? {
-        url: usersStore.url,
-        ...(usersStore.schema === undefined ? {} : { schema: usersStore.schema }),
-        ...(usersStore.tablePrefix === undefined ? {} : { tablePrefix: usersStore.tablePrefix }),
-        ...(values.migrate || usersStore.migrate === true ? { migrate: true } : {})
-      }
+    ? { ...withoutKind(usersStore), ...(values.migrate || usersStore.migrate === true ? { migrate: true } : {}) }
     : undefined
   const serverAppConfig = (config.serverApp ?? {}) as { login?: Record<string, unknown>, loginSurface?: boolean, account?: AccountOptions | false }
   const primary = values.app === undefined ? undefined : await loadApplication(values.app, io.cwd)
@@ -145,12 +146,7 @@ export async function serveCommand (args: string[], io: CliIo, signals: NodeJS.E
   async function openStore (config: RedisStoreConfig | PostgresStoreConfig, what: string): Promise<SessionStore & LockoutStore> {
     if (config.kind === 'postgres') {
       const postgres = await postgresPackage()
-      const settings = {
-        url: config.url,
-        ...(config.schema === undefined ? {} : { schema: config.schema }),
-        ...(config.tablePrefix === undefined ? {} : { tablePrefix: config.tablePrefix }),
-        migrate: config.migrate === true
-      }
+      const settings = { ...withoutKind(config), migrate: config.migrate === true }
       const store = what === 'sessions' ? await postgres.PostgresSessionStore.connect(settings) : await postgres.PostgresLockoutStore.connect(settings)
       opened.push(store)
       return store as unknown as SessionStore & LockoutStore

@@ -1,5 +1,6 @@
 import { dirname, resolve } from 'node:path'
 import { isPlainObject } from '@fastify-gatehouse/core'
+import type { PostgresNumericOption } from '@fastify-gatehouse/postgres'
 import { GATEHOUSE_SERVER_INVALID_OPTIONS } from '../errors.js'
 import { postgresPackage, redisPackage } from './drivers.js'
 
@@ -7,14 +8,17 @@ import { postgresPackage, redisPackage } from './drivers.js'
 export interface FolderStoreConfig { readonly kind: 'folder', readonly dir: string }
 /** `{ redis: 'redis://…', prefix? }`: sessions or lockout counters in Redis. */
 export interface RedisStoreConfig { readonly kind: 'redis', readonly url: string, readonly prefix?: string }
-/** `{ postgres: 'postgres://…', schema?, table_prefix?, migrate? }`, in its camelCase form. */
-export interface PostgresStoreConfig {
+/**
+ * `{ postgres: 'postgres://…', schema?, table_prefix?, migrate?, pool_size?, max_stale?, … }`,
+ * in its camelCase form: the numbers as the stores (and AppServer's `database`) take them.
+ */
+export type PostgresStoreConfig = {
   readonly kind: 'postgres'
   readonly url: string
   readonly schema?: string
   readonly tablePrefix?: string
   readonly migrate?: boolean
-}
+} & { readonly [key in PostgresNumber]?: number }
 /** A store as a config file gives it, checked. */
 export type StoreConfig = FolderStoreConfig | RedisStoreConfig | PostgresStoreConfig
 
@@ -30,9 +34,27 @@ export interface ConfigStores {
 
 // The keys of each form as a file writes them (snake_case, D-CONFIG-01) and
 // their camelCase spelling, which a file must not use.
+// The numbers of `{ postgres: … }`, by their spelling in a file; each is
+// checked against the range the stores take (D-CLI-17).
+const POSTGRES_NUMBERS = {
+  connect_timeout: 'connectTimeout',
+  statement_timeout: 'statementTimeout',
+  pool_size: 'poolSize',
+  sweep_interval: 'sweepInterval',
+  sweep_batch: 'sweepBatch',
+  cache_size: 'cacheSize',
+  negative_cache_size: 'negativeCacheSize',
+  recheck_interval: 'recheckInterval',
+  max_stale: 'maxStale',
+  last_used_flush_interval: 'lastUsedFlushInterval'
+} as const satisfies Record<string, PostgresNumericOption>
+type PostgresNumber = typeof POSTGRES_NUMBERS[keyof typeof POSTGRES_NUMBERS]
+// Those that only the user and API-key stores take: only server_app.store opens them.
+const USERS_AND_KEYS_ONLY: ReadonlySet<string> = new Set(['cache_size', 'negative_cache_size', 'recheck_interval', 'max_stale', 'last_used_flush_interval'])
+
 const KEYS = {
   redis: { redis: 'redis', prefix: 'prefix' },
-  postgres: { postgres: 'postgres', schema: 'schema', table_prefix: 'tablePrefix', migrate: 'migrate' }
+  postgres: { postgres: 'postgres', schema: 'schema', table_prefix: 'tablePrefix', migrate: 'migrate', ...POSTGRES_NUMBERS }
 } as const
 
 const FORMS = {
@@ -92,12 +114,24 @@ export async function parseStoreConfig (value: unknown, path: string, kinds: rea
   if (value.schema !== undefined) postgres.checkSchema(value.schema, `${path}.schema`)
   if (value.table_prefix !== undefined) postgres.checkTablePrefix(value.table_prefix, `${path}.table_prefix`)
   if (value.migrate !== undefined && typeof value.migrate !== 'boolean') throw new GATEHOUSE_SERVER_INVALID_OPTIONS(`${path}.migrate`, 'expected true or false')
+  const numbers: Partial<Record<PostgresNumber, number>> = {}
+  for (const [key, option] of Object.entries(POSTGRES_NUMBERS)) {
+    if (value[key] === undefined) continue
+    // Only server_app.store (the one that may be a folder) opens the user and API-key stores.
+    if (!kinds.includes('folder') && USERS_AND_KEYS_ONLY.has(key)) {
+      throw new GATEHOUSE_SERVER_INVALID_OPTIONS(`${path}.${key}`, 'applies to the user and API-key stores: set it on server_app.store')
+    }
+    const problem = postgres.postgresOptionProblem(option, value[key])
+    if (problem !== undefined) throw new GATEHOUSE_SERVER_INVALID_OPTIONS(`${path}.${key}`, problem)
+    numbers[option] = value[key] as number
+  }
   return {
     kind,
     url: value.postgres as string,
     ...(value.schema === undefined ? {} : { schema: value.schema as string }),
     ...(value.table_prefix === undefined ? {} : { tablePrefix: value.table_prefix as string }),
-    ...(value.migrate === undefined ? {} : { migrate: value.migrate })
+    ...(value.migrate === undefined ? {} : { migrate: value.migrate }),
+    ...numbers
   }
 }
 
