@@ -10,6 +10,7 @@ import { registerAccountPage } from './account-page/register.js'
 import { registerAdminApi } from './admin-api.js'
 import type { AuthMethod } from './auth-method.js'
 import { acceptFormBodies, isBrowserForm, refuseFormBodies } from './form-body.js'
+import { acceptEmptyJsonBodies } from './json-body.js'
 import { registerLoginPage } from './login-page.js'
 import { registerLogoutPage } from './logout-page.js'
 import { PasswordMethod } from './password-method.js'
@@ -56,6 +57,8 @@ export const serverApp: FastifyPluginAsync<ServerAppOptions> = async function se
   // Before any route: every body here refuses unknown fields (D-SERVER-08).
   strictBodies(app)
   acceptFormBodies(app)
+  // Content-type JSON and no body is no body, as the routes that take none say (D-SERVER-53).
+  acceptEmptyJsonBodies(app)
 
   // D-SERVER-15: URLs under the prefix this app is really registered at.
   const describe = () => (options.methods ?? []).map((m) => m.describe(app.prefix))
