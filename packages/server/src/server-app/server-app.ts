@@ -63,7 +63,7 @@ export const serverApp: FastifyPluginAsync<ServerAppOptions> = async function se
   // D-SERVER-15: URLs under the prefix this app is really registered at.
   const describe = () => (options.methods ?? []).map((m) => m.describe(app.prefix))
   app.get('/login_methods', async () => ({ methods: describe() }))
-  registerLoginPage(app, app.prefix, describe)
+  const loginPage = registerLoginPage(app, app.prefix, describe)
 
   app.post('/logout', async (request, reply) => {
     const session: Session | undefined = request.scope.session
@@ -73,7 +73,7 @@ export const serverApp: FastifyPluginAsync<ServerAppOptions> = async function se
     return { status: 'ok' }
   })
 
-  for (const method of options.methods ?? []) await method.register(app)
+  for (const method of options.methods ?? []) await method.register(app, { loginPage })
   // On by default wherever someone can sign in (D-SERVER-22); the options are checked even when off.
   const account = resolveAccountOptions(options.account)
   const accountOn = account !== false && (options.account !== undefined || (options.methods ?? []).length > 0)
