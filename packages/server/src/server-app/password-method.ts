@@ -3,8 +3,9 @@ import type { Session } from '@fastify-gatehouse/session'
 import { safeNextPath } from '@fastify-gatehouse/core'
 import type { UserStore } from '@fastify-gatehouse/auth'
 import { badLoginRequest, GATEHOUSE_SERVER_INVALID_OPTIONS, GATEHOUSE_SERVER_SESSION_REQUIRED, invalidLogin, lockedOut } from '../errors.js'
-import type { AuthMethod, LoginMethodDescription } from './auth-method.js'
+import type { AuthMethod, LoginMethodContext, LoginMethodDescription, LoginPageFailure } from './auth-method.js'
 import { acceptFormBodies, isBrowserForm } from './form-body.js'
+import { PAGE_HEADERS } from './html.js'
 import { resolveLoginOptions, type LoginOptions } from './options.js'
 import { PasswordCheck } from './password-check.js'
 
@@ -51,7 +52,7 @@ export class PasswordMethod implements AuthMethod {
     return { id: this.id, kind: 'form', label: this.#label, action: `${prefix}/login` }
   }
 
-  register (app: FastifyInstance): void {
+  register (app: FastifyInstance, context: LoginMethodContext): void {
     acceptFormBodies(app)
     // csrf 'always': a forged sign-in (login CSRF) carries no session cookie yet (D-CSRF-04).
     app.post<{ Body: LoginBody }>('/login', { config: { csrf: 'always' }, schema: { body: LOGIN_BODY } }, async (request, reply) => {
@@ -59,24 +60,30 @@ export class PasswordMethod implements AuthMethod {
       // D-SERVER-16: a server fault (the plain 500), never a message to the client.
       if (session === undefined) throw new GATEHOUSE_SERVER_SESSION_REQUIRED()
       const { identity, password, next, return_session_id: returnSessionId } = (request.body ?? {}) as LoginBody
-      // Without JavaScript a failure goes back to the page, which shows a
-      // message chosen by a fixed code (D-SERVER-01).
+      // Without JavaScript a failure answers the login page itself, with a
+      // message chosen by a fixed code (D-SERVER-01) and the identity typed
+      // kept in its field; never the password, and never in a URL
+      // (D-SERVER-54: a password typed into the identity field would be in
+      // the history and the access logs).
       const browser = isBrowserForm(request.headers)
-      const backToPage = (error: string, retry?: number) => reply.code(303)
-        .header('location', `${app.prefix}/login_page?error=${error}${retry === undefined ? '' : `&retry=${retry}`}&next=${encodeURIComponent(safeNextPath(next))}`)
-        .send()
+      const backToPage = (status: number, error: LoginPageFailure['error'], retry?: number) => {
+        const typed = typeof identity === 'string' && identity.length <= 200 ? identity : ''
+        const page = context.loginPage(request, { error, identity: typed, next: safeNextPath(next), ...(retry === undefined ? {} : { retry }) })
+        if (retry !== undefined) reply.header('retry-after', String(retry))
+        return reply.code(status).headers(PAGE_HEADERS).type('text/html; charset=utf-8').send(page)
+      }
       if (typeof identity !== 'string' || identity === '' || identity.length > 200 ||
         typeof password !== 'string' || password === '' || password.length > 1024) {
-        if (browser) return backToPage('missing')
+        if (browser) return backToPage(400, 'missing')
         throw badLoginRequest()
       }
       const checked = await this.passwords.check(identity, password, request.ip)
       if (checked.outcome === 'locked') {
-        if (browser) return backToPage('locked', checked.retryAfter)
+        if (browser) return backToPage(429, 'locked', checked.retryAfter)
         throw lockedOut(checked.retryAfter)
       }
       if (checked.outcome === 'invalid') {
-        if (browser) return backToPage('invalid')
+        if (browser) return backToPage(401, 'invalid')
         throw invalidLogin()
       }
       const { user } = checked

@@ -10,6 +10,7 @@ import { registerAccountPage } from './account-page/register.js'
 import { registerAdminApi } from './admin-api.js'
 import type { AuthMethod } from './auth-method.js'
 import { acceptFormBodies, isBrowserForm, refuseFormBodies } from './form-body.js'
+import { acceptEmptyJsonBodies } from './json-body.js'
 import { registerLoginPage } from './login-page.js'
 import { registerLogoutPage } from './logout-page.js'
 import { PasswordMethod } from './password-method.js'
@@ -56,11 +57,13 @@ export const serverApp: FastifyPluginAsync<ServerAppOptions> = async function se
   // Before any route: every body here refuses unknown fields (D-SERVER-08).
   strictBodies(app)
   acceptFormBodies(app)
+  // Content-type JSON and no body is no body, as the routes that take none say (D-SERVER-53).
+  acceptEmptyJsonBodies(app)
 
   // D-SERVER-15: URLs under the prefix this app is really registered at.
   const describe = () => (options.methods ?? []).map((m) => m.describe(app.prefix))
   app.get('/login_methods', async () => ({ methods: describe() }))
-  registerLoginPage(app, app.prefix, describe)
+  const loginPage = registerLoginPage(app, app.prefix, describe)
 
   app.post('/logout', async (request, reply) => {
     const session: Session | undefined = request.scope.session
@@ -70,7 +73,7 @@ export const serverApp: FastifyPluginAsync<ServerAppOptions> = async function se
     return { status: 'ok' }
   })
 
-  for (const method of options.methods ?? []) await method.register(app)
+  for (const method of options.methods ?? []) await method.register(app, { loginPage })
   // On by default wherever someone can sign in (D-SERVER-22); the options are checked even when off.
   const account = resolveAccountOptions(options.account)
   const accountOn = account !== false && (options.account !== undefined || (options.methods ?? []).length > 0)

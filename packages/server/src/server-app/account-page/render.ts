@@ -91,15 +91,15 @@ function sessionRow (view: AccountView, item: AccountView['sessions'][number]): 
   if (view.fresh) {
     // The session named in the button's accessible name: every row has one (D-SERVER-39).
     const label = item.current ? 'Sign out' : 'End session'
-    action = `\n<td><form method="post" action="${escapeHtml(`${view.prefix}/account/sessions/${item.handle}/revoke`)}">
+    action = `\n<td class="action"><form method="post" action="${escapeHtml(`${view.prefix}/account/sessions/${item.handle}/revoke`)}">
 <button type="submit">${label}<span class="visually-hidden">: ${device} at ${address}</span></button>
 </form></td>`
   }
   return `<tr${item.current ? ' aria-current="true"' : ''}>
-<td>${device}${marker}</td>
-<td>${address}</td>
-<td>${time(item.signed_in_at)}</td>
-<td>${time(item.last_seen_at)}</td>${action}
+<td class="device">${device}${marker}</td>
+<td data-label="Address">${address}</td>
+<td data-label="Signed in">${time(item.signed_in_at)}</td>
+<td data-label="Last seen">${time(item.last_seen_at)}</td>${action}
 </tr>`
 }
 
