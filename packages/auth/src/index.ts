@@ -49,6 +49,7 @@ export type { ClaimOutcome, LockoutPolicy, LockoutState } from './lockout/lockou
 export type { LockoutStore } from './lockout/lockout-store.js'
 export { MemoryUserStore } from './stores/memory-user-store.js'
 export type { UserStoreOptions } from './stores/user-store-base.js'
+export type { ConfiguredUser } from './stores/configured-user.js'
 export { FileUserStore } from './stores/file-user-store.js'
 export { checkIdentity, checkPassword, checkTags, newUser, publicUser, standingOf, verifyStored } from './stores/user-table.js'
 export type { StoredUser } from './stores/user-table.js'
