@@ -100,7 +100,8 @@ test('PostgresSessionStore: a regenerated id moves the row, also onto the key of
   clock.advance(20)
   t.equal(await store.set('src', record('alice', later, { a: 1 }), null), 'written')
   t.equal(await store.set('old', record('alice', later, { a: 1 }, 2), { key: 'src', version: 1 }), 'written', 'the expired row under the new key does not block it')
-  t.same((await db.pool.query('select key, version from gatehouse.sessions')).rows, [{ key: 'old', version: 2 }], 'one row: moved, the expired one gone')
+  t.same((await db.pool.query('select key, version from gatehouse.sessions order by key')).rows, [{ key: 'old', version: 2 }, { key: 'src', version: 0 }],
+    'the row moved, the expired one gone, and a note under the old key for destroy (D-SESSION-28)')
   t.equal(await store.set('src', record('alice', later, {}, 3), { key: 'src', version: 2 }), 'gone', 'the old key is no session')
 })
 
