@@ -15,6 +15,7 @@ import { migrate, PostgresSessionStore } from '@fastify-gatehouse/postgres'
 import { cleanPrefix, needRedis, PATIENT_TIMEOUTS, REDIS_URL, testPrefix } from '../../../redis/test/helpers/redis.js'
 import { needPostgres, testDatabase } from '../../../postgres/test/helpers/postgres.js'
 import { hangSignal } from '../../../../test-helpers/wait.js'
+import { accountServer } from '../helpers/account.js'
 
 const redis = await needRedis()
 const postgres = await needPostgres()
@@ -144,4 +145,55 @@ test('regenerate racing logout or revoke, two instances sharing PostgreSQL', pos
   const stores = [await PostgresSessionStore.connect({ url: db.url, poolSize: 4 }), await PostgresSessionStore.connect({ url: db.url, poolSize: 4 })]
   t.teardown(async () => { for (const store of stores) await store.close() })
   await race(t, await instance(t, stores[0]!), await instance(t, stores[1]!), 'postgres')
+})
+
+/** A memory store whose next destroy, once armed, waits until the test opens it. */
+class HeldDestroys extends MemorySessionStore {
+  #held: { entered: () => void, opened: Promise<void> } | undefined
+  arm (): { entered: Promise<void>, open: () => void } {
+    let entered!: () => void
+    let open!: () => void
+    const enteredPromise = new Promise<void>((resolve) => { entered = resolve })
+    this.#held = { entered, opened: new Promise<void>((resolve) => { open = resolve }) }
+    return { entered: enteredPromise, open }
+  }
+
+  override destroy (key: string): void {
+    const held = this.#held
+    if (held === undefined) { super.destroy(key); return }
+    this.#held = undefined
+    held.entered()
+    // The interface allows a promise; the account's revoke awaits it.
+    return held.opened.then(() => { super.destroy(key) }) as unknown as void
+  }
+}
+
+test('the account\'s revoke of another device\'s session, while that device regenerates its id (real socket)', async (t) => {
+  const store = new HeldDestroys()
+  const server = await accountServer({
+    sessionStore: store,
+    routes: (app) => { app.post('/test/regenerate', async (request) => { request.scope.session!.regenerate(); return { ok: true } }) }
+  })
+  t.teardown(() => server.close())
+  const base = await server.serve('127.0.0.1', 0)
+  const signIn = async (): Promise<string> => cookieOf(await post(base, '/_server/login', undefined, { identity: 'alice', password: 'alice-pass' }))!
+  const [laptop, phone] = [await signIn(), await signIn()]
+  const listed = await (await fetch(`${base}/_server/account/sessions`, { headers: { cookie: laptop }, signal: hangSignal() })).json() as { sessions: Array<{ handle: string, current: boolean }> }
+  const phoneHandle = listed.sessions.find((s) => !s.current)!.handle
+
+  const held = store.arm()
+  const revoke = fetch(`${base}/_server/account/sessions/${phoneHandle}`, { method: 'DELETE', headers: { cookie: laptop }, signal: hangSignal() })
+  await held.entered
+  const regenerated = await post(base, '/test/regenerate', phone)
+  t.equal(regenerated.status, 200)
+  const renewed = cookieOf(regenerated)
+  t.ok(renewed !== undefined && renewed !== phone, 'the phone got a new id while the revoke was on its way')
+  held.open()
+  const answer = await revoke
+  t.equal(answer.status, 200)
+  t.same(await answer.json(), { status: 'ok' })
+  const whoami = async (cookie: string): Promise<unknown> => await (await fetch(`${base}/whoami`, { headers: { cookie }, signal: hangSignal() })).json()
+  t.same(await whoami(renewed!), { auth: null }, 'the revoked session does not live on under its new id')
+  t.same(await whoami(phone), { auth: null })
+  t.match(await whoami(laptop), { auth: { identity: 'alice' } }, 'the laptop is still signed in')
 })
