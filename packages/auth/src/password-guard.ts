@@ -3,6 +3,7 @@ import { BUSY, GATEHOUSE_AUTH_INVALID_CONFIG, LOCKED, refusal } from './errors.j
 import { LOCKOUT_LIMITS, type LockoutPolicy } from './lockout/lockout-policy.js'
 import type { LockoutStore } from './lockout/lockout-store.js'
 import { MemoryLockoutStore } from './lockout/memory-lockout-store.js'
+import { addressKey as addressKeyOf } from './lockout/address-key.js'
 
 /** Lockout of Basic passwords (off unless given): the keys and defaults of the server's login lockout. */
 export interface BasicLockoutOptions {
@@ -123,7 +124,7 @@ export class PasswordGuard {
   async #locked (lockout: Lockout, identity: string, address: string | undefined, verify: () => Promise<Avatar | null>): Promise<Avatar | null> {
     const { store } = lockout
     const identityKey = `identity:${identity}`
-    const addressKey = address === undefined ? undefined : `address:${address}`
+    const addressKey = address === undefined ? undefined : addressKeyOf(address)
     // The address first; a refused identity gives the address its place back (D-LOCKOUT-03).
     if (addressKey !== undefined) {
       const wait = await store.claim(addressKey, lockout.address, this.#now())

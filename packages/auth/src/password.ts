@@ -57,9 +57,17 @@ export function parsePasswordHash (encoded: string): PasswordHash {
 
 /** Hashes `password` with a fresh salt: `scrypt$N,r,p$salt$hash` (base64url). */
 export async function hashPassword (password: string, params: ScryptParams = DEFAULT_SCRYPT): Promise<string> {
+  return await hashPasswordWithSalt(password, params, randomBytes(SALT_LENGTH))
+}
+
+/**
+ * @internal Hashes `password` with the salt given (16 bytes): only for a
+ * salt that must be the same on several instances (configured users).
+ */
+export async function hashPasswordWithSalt (password: string, params: ScryptParams, salt: Buffer): Promise<string> {
   if (typeof password !== 'string' || password === '') throw new GATEHOUSE_AUTH_INVALID_CONFIG('password', 'must be a non-empty string')
   checkParams(params)
-  const salt = randomBytes(SALT_LENGTH)
+  if (salt.length !== SALT_LENGTH) throw new TypeError(`a salt is ${SALT_LENGTH} bytes`)
   const key = await scrypt(password, salt, KEY_LENGTH, options(params))
   return `scrypt$${params.N},${params.r},${params.p}$${salt.toString('base64url')}$${key.toString('base64url')}`
 }

@@ -13,6 +13,7 @@ export type PostgresSessionStoreOptions = PostgresConnection & PostgresStoreOpti
 }
 
 interface SessionRow { record: unknown, expires_at: string, version: number }
+interface DeletedRow { version: number, moved_to: string | null }
 
 const UNIQUE_VIOLATION = '23505'
 // A write that touched nothing while the probe finds the row live at the
@@ -83,7 +84,8 @@ export class PostgresSessionStore extends PostgresStore implements SessionStore 
     for (let attempt = 1; attempt <= WRITE_TRIES; attempt++) {
       let written: number | null
       try {
-        ({ rowCount: written } = await run(this.pool, this.#sql.write, [loaded.key, key, identity, json, expiresAt, record.version, loaded.version, now]))
+        const write = loaded.key === key ? this.#sql.write : this.#sql.move
+        ;({ rowCount: written } = await run(this.pool, write, [loaded.key, key, identity, json, expiresAt, record.version, loaded.version, now]))
       } catch (err) {
         // The source was live at its version, but the new key is taken:
         // by an expired row (freed, then tried again) or a live one.
@@ -107,8 +109,25 @@ export class PostgresSessionStore extends PostgresStore implements SessionStore 
     await run(this.pool, this.#sql.touch, [key, Math.floor(expiresAt), Math.floor(this.#now())])
   }
 
+  /**
+   * Deletes the row under `key`; when it was a note a regenerated id left,
+   * the row it names too, and so on. A key that found no row is asked once
+   * more: a delete that waited on a move in progress sees the moved row
+   * under its new key and skips it, and only a new statement sees the note
+   * that move committed beside it.
+   * D-SESSION-28.
+   */
   async destroy (key: string): Promise<void> {
-    await run(this.pool, this.#sql.destroy, [key])
+    let at: string | null = key
+    while (at !== null) {
+      const deleted: DeletedRow | undefined = await this.#delete(at) ?? await this.#delete(at)
+      at = deleted?.moved_to ?? null
+    }
+  }
+
+  async #delete (key: string): Promise<DeletedRow | undefined> {
+    const { rows } = await run<DeletedRow>(this.pool, this.#sql.destroy, [key])
+    return rows[0]
   }
 
   async destroyAllFor (identity: string): Promise<number> {

@@ -19,13 +19,20 @@ export interface SessionStatements {
    * row, changed in place (its key too) only while live at the loaded version.
    */
   readonly write: Statement
+  /**
+   * A regenerated id: as `write` with $2 another key, and in the same
+   * statement a note under the loaded key naming the new one (version 0,
+   * no identity, `{ "movedTo": key }`, the new deadline), for `destroy`.
+   * D-SESSION-28.
+   */
+  readonly move: Statement
   /** Why a write touched nothing: $1 key, $2 now → version, live. */
   readonly probe: Statement
   /** Frees a regenerated id's key from an expired row: $1 key, $2 now. */
   readonly clearExpired: Statement
   /** $1 key, $2 expires_at, $3 now: later only, live rows only. */
   readonly touch: Statement
-  /** $1 key. */
+  /** $1 key → version, the key it moved to (a note) or null. */
   readonly destroy: Statement
   /** $1 identity, $2 now → count of the live sessions ended (expired ones go too). */
   readonly destroyAllFor: Statement
@@ -40,7 +47,7 @@ export function sessionStatements (names: SqlNames): SessionStatements {
   const t = names.table('sessions')
   const s = (what: string, text: string): Statement => statement(names, `sessions.${what}`, text)
   return Object.freeze({
-    get: s('get', `select record, expires_at, version from ${t} where key = $1 and expires_at > $2`),
+    get: s('get', `select record, expires_at, version from ${t} where key = $1 and expires_at > $2 and version > 0`),
     insert: s('insert', `insert into ${t} as s (key, identity, record, expires_at, version) values ($1, $2, $3, $4, $5)
       on conflict (key) do update set identity = excluded.identity, record = excluded.record, expires_at = excluded.expires_at, version = excluded.version
       where s.expires_at <= $6`),
@@ -49,10 +56,14 @@ export function sessionStatements (names: SqlNames): SessionStatements {
     // under its new key; a delete and an insert would let it escape.
     write: s('write', `update ${t} set key = $2, identity = $3, record = $4, expires_at = $5, version = $6
       where key = $1 and version = $7 and expires_at > $8`),
-    probe: s('probe', `select version, expires_at > $2 as live from ${t} where key = $1`),
+    move: s('move', `with moved as (update ${t} set key = $2, identity = $3, record = $4, expires_at = $5, version = $6
+      where key = $1 and version = $7 and version > 0 and expires_at > $8 returning key)
+      insert into ${t} (key, identity, record, expires_at, version) select $1, null, json_build_object('movedTo', moved.key), $5, 0 from moved`),
+    // A note (version 0) is no session: a write that loaded the moved key finds it gone.
+    probe: s('probe', `select version, expires_at > $2 and version > 0 as live from ${t} where key = $1`),
     clearExpired: s('clear-expired', `delete from ${t} where key = $1 and expires_at <= $2`),
-    touch: s('touch', `update ${t} set expires_at = $2 where key = $1 and expires_at > $3 and expires_at < $2`),
-    destroy: s('destroy', `delete from ${t} where key = $1`),
+    touch: s('touch', `update ${t} set expires_at = $2 where key = $1 and expires_at > $3 and expires_at < $2 and version > 0`),
+    destroy: s('destroy', `delete from ${t} where key = $1 returning version, case when version = 0 then record->>'movedTo' end as moved_to`),
     destroyAllFor: s('destroy-all-for', `with ended as (delete from ${t} where identity = $1 returning expires_at)
       select (count(*) filter (where expires_at > $2))::integer as ended from ended`),
     listFor: s('list-for', `select key, record, expires_at, version from ${t} where identity = $1 and expires_at > $2

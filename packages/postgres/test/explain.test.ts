@@ -70,7 +70,8 @@ test('every hot statement uses an index', postgres, async (t) => {
   const sql = sessionStatements(names)
   const session: Array<[string, { text: string }, unknown[], string]> = [
     ['session get by key', sql.get, ['k1', now], 'sessions_pkey'],
-    ['conditional write (and regenerated id)', sql.write, ['k1', 'k1-new', 'user1', '{}', now + 1000, 2, 1, now], 'sessions_pkey'],
+    ['conditional write', sql.write, ['k1', 'k1', 'user1', '{}', now + 1000, 2, 1, now], 'sessions_pkey'],
+    ['regenerated id (move)', sql.move, ['k1', 'k1-new', 'user1', '{}', now + 1000, 2, 1, now], 'sessions_pkey'],
     ['new session', sql.insert, ['k-new', 'user1', '{}', now + 1000, 1, now], 'sessions_pkey'],
     ['gone or conflict', sql.probe, ['k1', now], 'sessions_pkey'],
     ['free an expired key', sql.clearExpired, ['k1', now], 'sessions_pkey'],

@@ -6,6 +6,8 @@ import { fakeClock } from '../../../test-helpers/clock.js'
 import { waitUntil } from '../../../test-helpers/wait.js'
 import { needPostgres } from './helpers/postgres.js'
 import { migratedDatabase, PATIENT, recordingPool, testPool } from './helpers/stores.js'
+import { sqlNames } from '../src/names.js'
+import { sessionStatements } from '../src/session-statements.js'
 
 const postgres = await needPostgres()
 const record = (identity: string | null, expiresAt: number, data: Record<string, unknown> = {}, version = 1): SessionRecord =>
@@ -100,7 +102,8 @@ test('PostgresSessionStore: a regenerated id moves the row, also onto the key of
   clock.advance(20)
   t.equal(await store.set('src', record('alice', later, { a: 1 }), null), 'written')
   t.equal(await store.set('old', record('alice', later, { a: 1 }, 2), { key: 'src', version: 1 }), 'written', 'the expired row under the new key does not block it')
-  t.same((await db.pool.query('select key, version from gatehouse.sessions')).rows, [{ key: 'old', version: 2 }], 'one row: moved, the expired one gone')
+  t.same((await db.pool.query('select key, version from gatehouse.sessions order by key')).rows, [{ key: 'old', version: 2 }, { key: 'src', version: 0 }],
+    'the row moved, the expired one gone, and a note under the old key for destroy (D-SESSION-28)')
   t.equal(await store.set('src', record('alice', later, {}, 3), { key: 'src', version: 2 }), 'gone', 'the old key is no session')
 })
 
@@ -186,4 +189,28 @@ test('PostgresSessionStore refuses a schema that is behind, and migrates it when
   const store = await PostgresSessionStore.connect({ url: db.url, ...PATIENT, migrate: true })
   t.equal(await store.set('k', record('alice', Date.now() + 60_000), null), 'written')
   await store.close()
+})
+
+test('PostgresSessionStore: a destroy that waits on a regenerated id\'s move in progress still ends the moved session (D-SESSION-28)', postgres, async (t) => {
+  const db = await migratedDatabase(t)
+  const store = await PostgresSessionStore.connect({ url: db.url, ...PATIENT, poolSize: 2, sweepInterval: 0 })
+  t.teardown(() => store.close())
+  const later = Date.now() + 60_000
+  t.equal(await store.set('k-old', record('alice', later), null), 'written')
+  const mover = await db.pool.connect()
+  try {
+    // The move, as the store runs it, in a transaction held open: it holds the row's lock.
+    await mover.query('begin')
+    const moved = await mover.query(sessionStatements(sqlNames('gatehouse', '')).move.text,
+      ['k-old', 'k-new', 'alice', JSON.stringify({ tags: ['t'], data: {}, createdAt: Date.now() }), later, 2, 1, Date.now()])
+    t.equal(moved.rowCount, 1, 'moved, not yet committed')
+    const destroyed = store.destroy('k-old')
+    await waitUntil(async () => (await db.pool.query('select count(*)::int as n from pg_locks where not granted')).rows[0].n > 0, { what: 'the delete waits on the move' })
+    await mover.query('commit')
+    await destroyed
+  } finally {
+    mover.release()
+  }
+  t.equal(await store.get('k-new'), null, 'the delete that skipped the moved row asked again, found the note and followed it')
+  t.same((await db.pool.query('select key from gatehouse.sessions')).rows, [], 'no row and no note left')
 })

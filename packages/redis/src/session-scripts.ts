@@ -9,7 +9,9 @@ import { LuaScript } from './lua-script.js'
 // the identity's session count, and the set expires no earlier than its
 // members. An index left as a plain set by an older version is converted
 // the first time a script meets it.
-// Session keys are base64url (no ':'), so the two kinds never collide.
+// A regenerated id leaves <prefix>moved:<old key> holding the new key, with
+// the moved record's deadline, for destroy to follow (D-REDIS-11).
+// Session keys are base64url (no ':'), so the three kinds never collide.
 // D-REDIS-01 (the layout), D-REDIS-09 (the sorted set) and D-SESSION-06 (the version).
 
 /**
@@ -71,6 +73,12 @@ else
     local moved = redis.call('HGET', KEYS[2], 'i')
     redis.call('DEL', KEYS[2])
     if moved then redis.call('ZREM', index(moved), ARGV[10]) end
+    -- The old id still names the session for a destroy (D-REDIS-11).
+    if tonumber(exp) > tonumber(now) then
+      local pointer = record_prefix .. 'moved:' .. ARGV[10]
+      redis.call('SET', pointer, member)
+      redis.call('PEXPIREAT', pointer, exp)
+    end
   end
 end
 local stored = tonumber(exp) > tonumber(now)
@@ -107,11 +115,24 @@ if fields[2] then keep(index(fields[2]), ARGV[5], exp, ARGV[4], true) end
 return 1
 `, 1)
 
-/** KEYS: record. ARGV: index prefix, record prefix, member. */
+/**
+ * Ends the session under a key and, when a regenerated id moved it away
+ * (`<prefix>moved:<key>` names where to, until the moved record's deadline),
+ * the session it moved to, following each later move; each note is removed
+ * as it is followed. KEYS: record. ARGV: index prefix, record prefix, member.
+ * D-REDIS-11, D-SESSION-28.
+ */
 export const destroySession = new LuaScript(INDEX + `
-local identity = redis.call('HGET', KEYS[1], 'i')
-redis.call('DEL', KEYS[1])
-if identity then redis.call('ZREM', index(identity), ARGV[3]) end
+local member = ARGV[3]
+while member do
+  local record = record_prefix .. member
+  local identity = redis.call('HGET', record, 'i')
+  redis.call('DEL', record)
+  if identity then redis.call('ZREM', index(identity), member) end
+  local pointer = record_prefix .. 'moved:' .. member
+  member = redis.call('GET', pointer)
+  if member then redis.call('DEL', pointer) end
+end
 return 1
 `, 1)
 

@@ -1,5 +1,6 @@
 import { test } from 'tap'
 import { AppServer, appServerDefaults, resolveServerBaseOptions, type AppServerOptions } from '@fastify-gatehouse/server'
+import { hashPassword } from '@fastify-gatehouse/auth'
 
 // AppServer's options are checked once, when the server is made, and every
 // bad one rejects ready() with a coded boot error naming it: none is
@@ -28,7 +29,7 @@ test('an unknown option is refused, naming it (it was ignored)', async (t) => {
   t.match(await bootError({ serverApp: { login: { maxAtempts: 3 } } }), { code: SCHEMA, message: 'serverApp.login.maxAtempts: unknown option' })
   t.match(await bootError({ serverApp: { oidc: {}, allowInsecureIssuer: true } }), { code: SCHEMA, message: 'serverApp.allowInsecureIssuer: unknown option' })
   // A seeded user's typo (`tag`) seeded a user without the tags it meant.
-  t.match(await bootError({ logger: false, users: { bob: { password: 'quiet-harbour-9184', tag: 'ops' } } }), { code: INVALID, message: 'users.bob.tag: unknown key (known: password, tags)' })
+  t.match(await bootError({ logger: false, users: { bob: { password: 'quiet-harbour-9184', tag: 'ops' } } }), { code: INVALID, message: 'users.bob.tag: unknown key (known: password, passwordHash, tags)' })
 })
 
 test('a value of the wrong kind is refused, naming it', async (t) => {
@@ -90,4 +91,15 @@ test('resolved options: defaults applied, frozen', async (t) => {
   t.same(resolved.server, appServerDefaults.server)
   t.ok(Object.isFrozen(resolved) && Object.isFrozen(appServerDefaults) && Object.isFrozen(appServerDefaults.serverApp))
   t.throws(() => resolveServerBaseOptions({ users: {} } as never), { code: INVALID, message: /^users: unknown option/ }, 'the base alone takes no auth options')
+})
+
+test('a seeded user gives exactly one of password and passwordHash, and a hash that parses (issue 25, item 1)', async (t) => {
+  const hash = await hashPassword('x-pass-1', { N: 1024, r: 8, p: 1 })
+  t.match(await bootError({ logger: false, users: { bob: { password: 'x-pass-1', passwordHash: hash } } }),
+    { code: INVALID, message: /users\.bob: give exactly one of password or passwordHash/ })
+  t.match(await bootError({ logger: false, users: { bob: { tags: 'member' } } }), { code: INVALID, message: /users\.bob: give exactly one of password or passwordHash/ })
+  t.match(await bootError({ logger: false, users: { bob: { passwordHash: 'scrypt$nope' } } }),
+    { code: INVALID, message: /users\.bob: passwordHash: Invalid password hash: expected scrypt\$N,r,p\$salt\$hash \(make one with `gatehouse users hash`\)/ })
+  t.match(await bootError({ logger: false, users: { bob: { password_hash: 'scrypt$x' } } }), { code: INVALID, message: /users\.bob\.password_hash: unknown key \(known: password, passwordHash, tags\)/ })
+  t.equal(await bootError({ logger: false, users: { bob: { passwordHash: hash, tags: 'member' } } }), undefined, 'a good hash boots')
 })

@@ -186,7 +186,8 @@ test('boot errors surface from ready(), coded and naming the option', async (t) 
     [{ middleware: { gzip: true } }, 'GATEHOUSE_CORE_UNKNOWN_COMPONENT', /Unknown component "gzip"/],
     [{ auth: { jwt: [{ name: 'main', secret: 'short', algorithm: 'HS256' }] } }, 'GATEHOUSE_AUTH_INVALID_CONFIG', /jwt\.main: an HS256 secret must be at least 32 bytes/],
     [{ users: { 'a:b': { password: 'x' } } }, OPTIONS, /^users\.a:b: identity must be/],
-    [{ users: { alice: { tags: 'x' } as never } }, OPTIONS, /^users\.alice: password must be 1–1024 characters$/],
+    [{ users: { alice: { tags: 'x' } as never } }, OPTIONS, /^users\.alice: give exactly one of password or passwordHash$/],
+    [{ users: { alice: { password: '' } } }, OPTIONS, /^users\.alice: password must be 1–1024 characters$/],
     [{ tokens: { ci: { key: 'not-a-key' } } }, OPTIONS, /^tokens\.ci: a key must look like gak_/],
     [{ middleware: { session: false } }, 'GATEHOUSE_SERVER_SESSION_REQUIRED', /needs the session component/]
   ]

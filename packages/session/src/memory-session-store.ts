@@ -72,6 +72,8 @@ export class MemorySessionStore implements SessionStore {
   readonly #sweeps: ReadonlyArray<ExpirySweep<SessionRecord>>
   // identity → its session keys, for destroyAllFor; kept right on eviction too.
   readonly #byIdentity = new Map<string, Set<string>>()
+  // A key a regenerated id left → the key it moved to and until when (D-SESSION-28).
+  readonly #moved: LruMap<string, { to: string, until: number }>
   readonly #now: () => number
 
   constructor (options: MemorySessionStoreOptions = {}) {
@@ -86,6 +88,8 @@ export class MemorySessionStore implements SessionStore {
     this.#signedIn = new LruMap(maxSignedIn, (key, record) => { this.#unindex(key, record) })
     const drop = (key: string): void => { this.#remove(key) }
     this.#sweeps = [new ExpirySweep(this.#anonymous, drop), new ExpirySweep(this.#signedIn, drop)]
+    // One per session at most matters (the newest moves); bounded like the sessions.
+    this.#moved = new LruMap(maxAnonymous + maxSignedIn)
     this.#now = options.now ?? Date.now
   }
 
@@ -115,7 +119,10 @@ export class MemorySessionStore implements SessionStore {
       const current = this.#live(loaded.key)
       if (current === undefined) return 'gone'
       if (current.version !== loaded.version || (loaded.key !== key && this.#live(key) !== undefined)) return 'conflict'
-      if (loaded.key !== key) this.#remove(loaded.key)
+      if (loaded.key !== key) {
+        this.#remove(loaded.key)
+        this.#moved.set(loaded.key, { to: key, until: record.expiresAt })
+      }
     }
     this.#put(key, deepFreeze(structuredClone(record)))
     return 'written'
@@ -128,9 +135,16 @@ export class MemorySessionStore implements SessionStore {
     if (record !== undefined && expiresAt > record.expiresAt) this.#mapOf(record).set(key, Object.freeze({ ...record, expiresAt }))
   }
 
+  /** Ends the session under `key`, or the one a regenerated id moved it to (D-SESSION-28). */
   destroy (key: string): void {
     this.#sweepSome()
-    this.#remove(key)
+    const now = this.#now()
+    for (let at: string | undefined = key; at !== undefined;) {
+      this.#remove(at)
+      const moved = this.#moved.peek(at)
+      this.#moved.delete(at)
+      at = moved !== undefined && moved.until > now ? moved.to : undefined
+    }
   }
 
   destroyAllFor (identity: string): number {

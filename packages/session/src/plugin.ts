@@ -61,10 +61,17 @@ export const sessionHooks: FastifyPluginAsync<SessionOptions> = async function s
       typeof record.version === 'number' && record.version >= 1
   }
 
+  // The key of a session id the cookie named that loaded no session: a
+  // logout still destroys it, since it may be an id a concurrent
+  // regenerate() just moved away from (D-SESSION-28).
+  const presented = new WeakMap<Session, string>()
+
   function attach (request: FastifyRequest, id: string, key: string, record: SessionRecord | null, now: number, tags: readonly string[] | null | undefined): void {
     if (!live(record, now)) {
       if (record !== null) Promise.resolve().then(() => store.destroy(key)).catch(() => {})
-      request.scope.session = new Session(times, now, undefined, clientOf(request))
+      const anonymous = new Session(times, now, undefined, clientOf(request))
+      if (record === null) presented.set(anonymous, key)
+      request.scope.session = anonymous
       return
     }
     const current = new Session(times, now, { id, key, record, ...(tags == null ? {} : { tags }) }, clientOf(request))
@@ -164,13 +171,15 @@ export const sessionHooks: FastifyPluginAsync<SessionOptions> = async function s
         if (saved !== 'gone' && saved.newId) setCookie(reply, app.serializeCookie(opts.cookieName, saved.id, cookie))
         return
       }
-      case 'destroy':
+      case 'destroy': {
+        const key = change.key ?? presented.get(current) ?? null
         try {
-          if (change.key !== null) await store.destroy(change.key)
+          if (key !== null) await store.destroy(key)
         } catch (err) {
           throw storeUnavailable(err)
         }
         setCookie(reply, cleared)
+      }
     }
   }
 

@@ -101,7 +101,9 @@ export interface SessionStore {
    *   has `loaded.version`;
    * - `loaded.key !== key` (the id was regenerated): the record under
    *   `loaded.key` exists at `loaded.version` and none under `key`; that
-   *   old record is removed in the same step.
+   *   old record is removed in the same step, and `loaded.key` is left
+   *   naming `key` for {@link destroy} (never for `get`) until
+   *   `record.expiresAt`.
    */
   set: (key: string, record: SessionRecord, loaded: SessionWriteCondition | null) => MaybePromise<SessionWriteResult>
   /**
@@ -110,6 +112,13 @@ export interface SessionStore {
    * a record back.
    */
   touch: (key: string, expiresAt: number) => MaybePromise<void>
+  /**
+   * Ends the session under `key`. A key a regenerated id moved away from
+   * (see {@link set}) ends the session it moved to, following every later
+   * move, so a logout or revoke of the old id that races `regenerate()`
+   * wins whichever lands first.
+   * D-SESSION-28: destroy wins over a regenerated id.
+   */
   destroy: (key: string) => MaybePromise<void>
   /** Ends every session of `identity` (log out everywhere); resolves with how many. */
   destroyAllFor: (identity: string) => MaybePromise<number>

@@ -1,5 +1,7 @@
 import { UserStoreBase, type UserStoreOptions } from './user-store-base.js'
-import type { StoredUser } from './user-table.js'
+import { publicUser, type StoredUser } from './user-table.js'
+import { configuredUser, type ConfiguredUser } from './configured-user.js'
+import type { UserRecord } from '../user-store.js'
 
 export type { UserStoreOptions }
 
@@ -9,6 +11,25 @@ export class MemoryUserStore extends UserStoreBase {
 
   constructor (options: UserStoreOptions = {}) {
     super(options)
+  }
+
+  /**
+   * Adds (or replaces) a user from configuration that several instances
+   * share (AppServer's `users`, `adminPassword`): enabled, with the tags
+   * given, and a password hash that is the same on every instance for the
+   * same entry (`passwordHash` as given; `password` hashed with a salt
+   * derived from the identity), so a session made on one instance keeps
+   * its credential stamp on the others. Rejects with
+   * `GATEHOUSE_AUTH_STORE_INPUT` naming what is wrong.
+   * D-AUTH-70, D-SESSION-27.
+   */
+  async seed (identity: string, user: ConfiguredUser): Promise<UserRecord> {
+    const stored = await configuredUser(identity, user, this.scryptParams)
+    const before = this.#users.get(identity)
+    // Replacing keeps when the user was made; the rest is as configured.
+    if (before !== undefined) stored.createdAt = before.createdAt
+    this.#users.set(identity, stored)
+    return publicUser(stored)
   }
 
   protected async find (identity: string): Promise<StoredUser | undefined> {

@@ -20,6 +20,11 @@ export abstract class UserStoreBase implements UserStore {
     this.#params = options.scrypt ?? DEFAULT_SCRYPT
   }
 
+  /** The scrypt parameters of new hashes. */
+  protected get scryptParams (): ScryptParams {
+    return this.#params
+  }
+
   /** The user as stored; callers never change what it returns. */
   protected abstract find (identity: string): Promise<StoredUser | undefined>
   /** Adds a user; false when the identity exists. */

@@ -2,7 +2,7 @@ import type { TObject } from '@sinclair/typebox'
 import { extendOptions } from '@fastify-gatehouse/core'
 import {
   MemoryApiKeyStore, MemoryUserStore, passwordPolicyDefaults, passwordProblem, resolvePasswordPolicy, type ApiKeyStore, type AuthOptions,
-  type ResolvedPasswordPolicy, type UserStore
+  type ConfiguredUser, type ResolvedPasswordPolicy, type UserStore
 } from '@fastify-gatehouse/auth'
 import { GATEHOUSE_SERVER_INVALID_OPTIONS } from '../errors.js'
 import { SUPERADMIN } from '../server-app/admin-api.js'
@@ -57,6 +57,34 @@ async function ensureAdmin (users: UserStore, password: string): Promise<void> {
   if (!admin.enabled) await users.setEnabled('admin', true)
 }
 
+const SEEDED_KEYS: ReadonlySet<string> = new Set(['password', 'passwordHash', 'tags'])
+
+/** The in-memory store of `users: { <identity>: { password | passwordHash, tags } }`. */
+async function seedUsers (entries: Record<string, ConfiguredUser>): Promise<MemoryUserStore> {
+  const seeded = new MemoryUserStore()
+  for (const [identity, user] of Object.entries(entries)) {
+    // A typo (`tag`) must not seed a user without the tags it meant.
+    const unknown = typeof user === 'object' && user !== null ? Object.keys(user).find((key) => !SEEDED_KEYS.has(key)) : undefined
+    if (unknown !== undefined) throw new GATEHOUSE_SERVER_INVALID_OPTIONS(`users.${identity}.${unknown}`, 'unknown key (known: password, passwordHash, tags)')
+    try {
+      await seeded.seed(identity, { ...user, tags: user?.tags ?? [] })
+    } catch (err) {
+      throw new GATEHOUSE_SERVER_INVALID_OPTIONS(`users.${identity}`, (err as Error).message, { cause: err })
+    }
+  }
+  return seeded
+}
+
+/**
+ * `adminPassword` on a store made from the options: the admin seeded like
+ * the other configured users (the same hash on every instance), keeping
+ * the tags a `users.admin` entry gave it.
+ */
+async function seedAdmin (seeded: MemoryUserStore, password: string): Promise<void> {
+  const tags = (await seeded.get('admin'))?.tags ?? []
+  await seeded.seed('admin', { password, tags: tags.includes(SUPERADMIN) ? tags : [...tags, SUPERADMIN] })
+}
+
 type ServerClass = new (...args: any[]) => ServerBase
 
 const isStore = (value: unknown, method: string): boolean =>
@@ -107,27 +135,22 @@ export function AuthMixin<T extends ServerClass> (Base: T): T {
 
     async #resolveAuth (options: ServerBaseOptions & AuthMixinOptions, database: DatabaseStores | undefined): Promise<ServerAuthParts> {
       let users: UserStore | undefined
+      // A store made here from the options: every instance given the same
+      // options makes the same users, hashes and stamps (D-SESSION-27).
+      let seeded: MemoryUserStore | undefined
       if (options.users === undefined) {
-        users = database?.users ?? (options.adminPassword === undefined ? undefined : new MemoryUserStore())
+        users = database?.users ?? (options.adminPassword === undefined ? undefined : seeded = new MemoryUserStore())
       } else if (isStore(options.users, 'verify')) {
         // Sessions are re-checked against standing() on every request (D-SESSION-11).
         if (!isStore(options.users, 'standing')) throw new GATEHOUSE_SERVER_INVALID_OPTIONS('users', 'a UserStore must implement standing(identity) (sessions follow their user)')
         users = options.users as UserStore
       } else {
-        const seeded = new MemoryUserStore()
-        for (const [identity, user] of Object.entries(options.users as Record<string, { password: string, tags?: string | readonly string[] }>)) {
-          // A typo (`tag`) must not seed a user without the tags it meant.
-          const unknown = typeof user === 'object' && user !== null ? Object.keys(user).find((key) => key !== 'password' && key !== 'tags') : undefined
-          if (unknown !== undefined) throw new GATEHOUSE_SERVER_INVALID_OPTIONS(`users.${identity}.${unknown}`, 'unknown key (known: password, tags)')
-          try {
-            await seeded.add(identity, { password: user?.password, tags: user?.tags ?? [] })
-          } catch (err) {
-            throw new GATEHOUSE_SERVER_INVALID_OPTIONS(`users.${identity}`, (err as Error).message, { cause: err })
-          }
-        }
-        users = seeded
+        users = seeded = await seedUsers(options.users as Record<string, ConfiguredUser>)
       }
-      if (options.adminPassword !== undefined) await ensureAdmin(users!, options.adminPassword)
+      if (options.adminPassword !== undefined) {
+        if (seeded === undefined) await ensureAdmin(users!, options.adminPassword)
+        else await seedAdmin(seeded, options.adminPassword)
+      }
 
       let tokens: ApiKeyStore | undefined
       if (options.tokens === undefined || isStore(options.tokens, 'verify')) {

@@ -1,7 +1,7 @@
 import { Type, type TObject, type TSchema } from '@sinclair/typebox'
 import type { FastifyBaseLogger, FastifyServerOptions } from 'fastify'
 import { isPlainObject, resolveServerLimits, serverLimitDefaults, validateOptions, type ComponentList, type Recipe, type ResolvedServerLimits, type ServerLimits } from '@fastify-gatehouse/core'
-import type { ApiKeyStore, PasswordPolicy, UserStore } from '@fastify-gatehouse/auth'
+import type { ApiKeyStore, ConfiguredUser, PasswordPolicy, UserStore } from '@fastify-gatehouse/auth'
 import type { SessionOptions } from '@fastify-gatehouse/session'
 import { GATEHOUSE_SERVER_INVALID_OPTIONS } from '../errors.js'
 import { OidcMethod } from '../server-app/oidc-method.js'
@@ -74,8 +74,14 @@ export interface ServerBaseOptions {
 export interface AuthMixinOptions {
   /** Arms the auth component. Default: off, unless `tokens` are given. */
   auth?: ServerAuthConfig
-  /** A `UserStore`, or `{ <identity>: { password, tags } }` for an in-memory one (passwords hashed on the way in). Default: none. */
-  users?: UserStore | Readonly<Record<string, { password: string, tags?: string | readonly string[] }>>
+  /**
+   * A `UserStore`, or `{ <identity>: { password | passwordHash, tags } }`
+   * for an in-memory one. The same entry gives the same password hash (and
+   * credential stamp) on every instance, so sessions cross instances that
+   * share a session store; prefer `passwordHash` (`gatehouse users hash`)
+   * to a password in clear. Default: none.
+   */
+  users?: UserStore | Readonly<Record<string, ConfiguredUser>>
   /** An `ApiKeyStore`, or `{ <label>: { key: 'gak_…', tags } }` for an in-memory one (keys hashed on the way in). Default: none. */
   tokens?: ApiKeyStore | Readonly<Record<string, { key: string, tags?: string | readonly string[] }>>
   /**

@@ -12,6 +12,8 @@ test('AppServerOptions: users and tokens as records or stores, login, middleware
     middleware: { cors: { allowOrigins: ['https://a.example'] } }
   }).type.toBeAssignableTo<AppServerOptions>()
   expect({ users: { alice: { tags: 'admin' } } }).type.not.toBeAssignableTo<AppServerOptions>()
+  expect({ users: { alice: { passwordHash: 'scrypt$…', tags: 'admin' } } }).type.toBeAssignableTo<AppServerOptions>()
+  expect({ users: { alice: { password: 'p', passwordHash: 'scrypt$…' } } }).type.not.toBeAssignableTo<AppServerOptions>()
   expect({ login: 'yes' }).type.not.toBeAssignableTo<AppServerOptions>()
   expect(new AppServer({ login: true })).type.toBeAssignableTo<AppServer>()
   expect(new AppServer({ logins: true })).type.toRaiseError()

@@ -135,6 +135,33 @@ export async function sessionStoreConformance (t: Test, make: () => Promise<Sess
     t.equal(await store.get('dst'), null)
   })
 
+  await t.test('destroying the key a regenerated id left ends the session it moved to, through every later move (D-SESSION-28)', async (t) => {
+    const store = await make()
+    const later = Date.now() + 60_000
+    await store.set('m1', record('alice', later, { a: 1 }), null)
+    t.equal(await store.set('m2', record('alice', later, { a: 1 }, 2), { key: 'm1', version: 1 }), 'written')
+    t.equal(await store.set('m3', record('alice', later, { a: 1 }, 3), { key: 'm2', version: 2 }), 'written')
+    t.equal(await store.get('m1'), null, 'an old id reads as nothing')
+    t.equal(await store.get('m2'), null)
+    t.equal(await store.set('m1', record('alice', later, { b: 1 }, 2), { key: 'm1', version: 1 }), 'gone', 'a write that loaded the old id finds it gone')
+    await store.touch('m1', later + 1000)
+    t.equal(await store.get('m1'), null, 'a touch of the old id brings nothing back')
+    t.match(await store.get('m3'), { identity: 'alice', version: 3 })
+    await store.destroy('m1')
+    t.equal(await store.get('m3'), null, 'destroying the first id ended the session under its newest one')
+    t.same(await store.listFor('alice', 10), [])
+
+    await store.set('n1', record(null, later), null)
+    t.equal(await store.set('n2', record(null, later, {}, 2), { key: 'n1', version: 1 }), 'written')
+    await store.destroy('n2')
+    t.equal(await store.get('n2'), null, 'the new id destroyed directly')
+    await store.destroy('n1')
+    await store.set('o1', record('bob', later), null)
+    await store.destroy('o1')
+    t.equal(await store.set('o2', record('bob', later, {}, 2), { key: 'o1', version: 1 }), 'gone', 'destroyed first: the move is refused, nothing written')
+    t.equal(await store.get('o2'), null)
+  })
+
   await t.test('destroyAllFor ends every session of one identity only', async (t) => {
     const store = await make()
     const later = Date.now() + 60_000

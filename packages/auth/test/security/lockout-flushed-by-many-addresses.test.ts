@@ -1,0 +1,111 @@
+// Issue 25, item 9: MemoryLockoutStore's LRU could be flushed by an attacker
+// with many addresses: 100 000 new keys pushed a locked identity out, and
+// its lock was gone. Locked keys now live apart and are never evicted
+// (D-LOCKOUT-10); an IPv6 client counts as its /64 (D-LOCKOUT-11).
+import { test } from 'tap'
+import { addressKey, MemoryLockoutStore, MemoryUserStore } from '@fastify-gatehouse/auth'
+import { basicHeader, build } from '../helpers/build.js'
+
+const identity = { maxAttempts: 5, backoff: 30, resetAfter: 3600 }
+const address = { maxAttempts: 20, backoff: 30, resetAfter: 3600 }
+
+function lock (store: MemoryLockoutStore, key: string, now: number): void {
+  for (let i = 0; i < identity.maxAttempts; i++) {
+    if (store.claim(key, identity, now) !== 0) throw new Error('refused before the lock')
+    store.recordFailure(key, identity, now)
+  }
+}
+
+test('100 000 distinct addresses after a lock do not lift it (memory measured)', async (t) => {
+  const store = new MemoryLockoutStore()
+  const now = 1_000_000
+  lock(store, 'identity:victim', now)
+  t.equal(store.lockedFor('identity:victim', now), 30)
+  const before = process.memoryUsage().heapUsed
+  let refused = 0
+  for (let i = 0; i < 100_000; i++) {
+    // One failed guess each, as a login from a new address at another account does.
+    const key = addressKey(`10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`)
+    if (store.claim(key, address, now + 1) !== 0) refused++
+    store.recordFailure(key, address, now + 1)
+    store.claim(`identity:user-${i}`, identity, now + 1)
+    store.recordFailure(`identity:user-${i}`, identity, now + 1)
+  }
+  const open = process.memoryUsage().heapUsed - before
+  t.equal(refused, 0, 'every new address was let through')
+  t.same(store.sizes, { open: 100_000, locked: 1 }, 'the open keys are at their bound; the lock is kept apart')
+  t.equal(store.lockedFor('identity:victim', now + 2), 30, 'still locked after 200 000 new keys')
+  t.equal(store.claim('identity:victim', identity, now + 2), 30, 'and a claim is refused')
+  t.comment(`heap for 100 000 open keys: about ${Math.round(open / 1e6)} MB (${Math.round(open / 100_000)} bytes a key)`)
+
+  const locks = process.memoryUsage().heapUsed
+  const many = new MemoryLockoutStore()
+  for (let i = 0; i < 100_000; i++) lock(many, `identity:u${i}`, now)
+  t.same(many.sizes, { open: 0, locked: 100_000 })
+  t.comment(`heap for 100 000 locked keys: about ${Math.round((process.memoryUsage().heapUsed - locks) / 1e6)} MB`)
+})
+
+test('full of locks, the store fails closed until locks end; no lock is dropped', async (t) => {
+  const store = new MemoryLockoutStore({ max: 10, maxLocked: 3 })
+  for (const name of ['a', 'b', 'c']) lock(store, `identity:${name}`, 0)
+  t.same(store.sizes, { open: 0, locked: 3 })
+  t.equal(store.claim('identity:d', identity, 1000), 30, 'another key is refused while the locked keys are at their bound')
+  t.equal(store.claim('address:192.0.2.1', address, 1000), 30)
+  t.equal(store.lockedFor('identity:a', 1000), 29, 'the locks are kept')
+  t.equal(store.claim('identity:d', identity, 30_000), 0, 'once they end, claims go through again')
+  store.claim('identity:e', identity, 30_000)
+  t.same(store.sizes, { open: 5, locked: 0 }, 'the ended locks went back among the open keys as writes swept them (their failures still count)')
+  store.recordFailure('identity:d', identity, 30_000)
+  t.equal(store.claim('identity:a', identity, 30_001), 0)
+  t.equal(store.recordFailure('identity:a', identity, 30_001), 60, 'a sixth failure doubles the lock')
+})
+
+test('1 000 addresses inside one /64 count as one; IPv4-mapped addresses as IPv4', async (t) => {
+  const store = new MemoryLockoutStore()
+  const answers: number[] = []
+  for (let i = 0; i < 1000; i++) {
+    const key = addressKey(`2001:db8:7:42:${((i * 7919) & 0xffff).toString(16)}:${i.toString(16)}:1:${(i & 15).toString(16)}`)
+    const wait = store.claim(key, address, 0)
+    answers.push(wait)
+    if (wait === 0) store.recordFailure(key, address, 0)
+  }
+  t.equal(answers.filter((w) => w === 0).length, 20, 'addressMaxAttempts (20) guesses from the whole /64')
+  t.ok(answers.slice(20).every((w) => w === 30), 'then all 980 others are refused')
+  t.equal(store.lockedFor(addressKey('2001:db8:7:42::1'), 0), 30)
+  t.equal(store.lockedFor(addressKey('2001:db8:7:43::1'), 0), 0, 'the next /64 is another client')
+  t.equal(addressKey('::ffff:192.0.2.7'), 'address:192.0.2.7')
+  t.equal(addressKey('::FFFF:c000:0207'), 'address:192.0.2.7')
+  t.equal(addressKey('192.0.2.7'), 'address:192.0.2.7')
+})
+
+test('addressKey: IPv6 spelled any way gives one /64 key', async (t) => {
+  const cases: Array<[string, string]> = [
+    ['2001:db8::1', 'address:2001:db8:0:0::/64'],
+    ['2001:0DB8:0000:0000:ffff:ffff:ffff:ffff', 'address:2001:db8:0:0::/64'],
+    ['2001:db8:1:2:3:4:5:6', 'address:2001:db8:1:2::/64'],
+    ['2001:db8:1:2::', 'address:2001:db8:1:2::/64'],
+    ['::1', 'address:0:0:0:0::/64'],
+    ['::', 'address:0:0:0:0::/64'],
+    ['fe80::1%eth0', 'address:fe80:0:0:0::/64'],
+    ['64:ff9b::192.0.2.1', 'address:64:ff9b:0:0::/64'],
+    ['::192.0.2.1', 'address:0:0:0:0::/64'],
+    ['not an address', 'address:not an address'],
+    ['', 'address:']
+  ]
+  for (const [given, key] of cases) t.equal(addressKey(given), key, given)
+})
+
+test('basicLockout counts an IPv6 client by its /64', async (t) => {
+  const users = new MemoryUserStore({ scrypt: { N: 1024, r: 8, p: 1 } })
+  await users.add('alice', { password: 'wonderland-1' })
+  const lockouts = new MemoryLockoutStore()
+  const app = await build({ basic: { users }, basicLockout: { store: lockouts, maxAttempts: 50, addressMaxAttempts: 3, backoff: 60 } })
+  t.teardown(() => app.close())
+  const statuses: number[] = []
+  for (let i = 0; i < 10; i++) {
+    const response = await app.inject({ url: '/me', remoteAddress: `2001:db8:aa:1::${(i + 1).toString(16)}`, headers: { authorization: basicHeader('alice', `guess-${i}`) } })
+    statuses.push(response.statusCode)
+  }
+  t.same(statuses, [401, 401, 401, 429, 429, 429, 429, 429, 429, 429], 'three guesses from the /64, then it is locked')
+  t.ok(lockouts.lockedFor('address:2001:db8:aa:1::/64', Date.now()) > 0)
+})
