@@ -54,6 +54,7 @@ export type { MaybePromise } from './maybe-promise.js'
 export { errorForLog, redactHeaders, redactPath, redactQuery, redactText, REDACTED, safeString } from './redact.js'
 export {
   GATEHOUSE_CORE_CONFIG_FILE,
+  GATEHOUSE_CORE_CONFIG_SECRET,
   GATEHOUSE_CORE_DUPLICATE_COMPONENT,
   GATEHOUSE_CORE_FORBIDDEN,
   GATEHOUSE_CORE_INVALID_AUTH_RULE,
