@@ -89,12 +89,25 @@ async function readSecretFile (file: string, path: string, sources: SecretSource
   return value
 }
 
-async function readVariable (name: string, path: string, sources: SecretSources): Promise<string> {
-  if (!VARIABLE.test(name)) fail(path, '!env takes the name of an environment variable (letters, digits and _, not starting with a digit)')
+/**
+ * Environment variable `name`, or else the content of the file that
+ * `${name}_FILE` names (the convention of container images for secrets;
+ * relative to `sources.dir`, trailing line breaks removed), or undefined
+ * when neither is set. Both set, or a file that cannot be read, throws
+ * `GATEHOUSE_CORE_CONFIG_SECRET` starting with `label`; the value is never
+ * in a message. An empty variable is returned as it is.
+ */
+export async function readEnvironmentValue (name: string, sources: SecretSources, label: string): Promise<string | undefined> {
   const value = sources.env[name]
   const file = sources.env[`${name}_FILE`]
-  if (value !== undefined && file !== undefined) fail(path, `both ${name} and ${name}_FILE are set: set one`)
-  if (file !== undefined) return await readSecretFile(file, path, sources, `${name}_FILE`)
+  if (value !== undefined && file !== undefined) fail(label, `both ${name} and ${name}_FILE are set: set one`)
+  if (file !== undefined) return await readSecretFile(file, label, sources, `${name}_FILE`)
+  return value
+}
+
+async function readVariable (name: string, path: string, sources: SecretSources): Promise<string> {
+  if (!VARIABLE.test(name)) fail(path, '!env takes the name of an environment variable (letters, digits and _, not starting with a digit)')
+  const value = await readEnvironmentValue(name, sources, path)
   if (value === undefined) fail(path, `environment variable ${name} is not set (nor ${name}_FILE, a file holding it)`)
   if (value === '') fail(path, `environment variable ${name} is empty`)
   return value
