@@ -86,7 +86,8 @@ export class BasicBackend implements BasicCredentialBackend {
         try {
           hash = parsePasswordHash(entry.passwordHash!)
         } catch (err) {
-          throw new GATEHOUSE_AUTH_INVALID_CONFIG(where, (err as Error).message)
+          // The key and the way to make a good one (D-CONFIG-11): the scrypt parameters are checked only here.
+          throw new GATEHOUSE_AUTH_INVALID_CONFIG(`${where}.passwordHash`, `${(err as Error).message}; make one with \`gatehouse users hash\``)
         }
         this.#hashed.set(user, { hash, avatar })
       }

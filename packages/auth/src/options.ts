@@ -10,6 +10,7 @@ import { GATEHOUSE_AUTH_INVALID_CONFIG } from './errors.js'
 import { LOCKOUT_LIMITS } from './lockout/lockout-policy.js'
 import type { LockoutStore } from './lockout/lockout-store.js'
 import { JWT_ALGORITHMS, JWT_NAME_PATTERN, type JwtVerifierOptions } from './jwt.js'
+import { PASSWORD_HASH_HINT, PASSWORD_HASH_PATTERN } from './password.js'
 
 /**
  * Options of the auth component and of `AuthCore`; every key is optional.
@@ -131,7 +132,8 @@ export const jwtVerifierSchema = Type.Object({
 // D-AUTH-10, D-AUTH-21.
 const basicEntry = Type.Object({
   password: Type.Optional(Type.String()),
-  passwordHash: Type.Optional(Type.String()),
+  // Checked where the file is loaded, naming `…password_hash` as written. D-CONFIG-11.
+  passwordHash: Type.Optional(Type.String({ pattern: PASSWORD_HASH_PATTERN, errorMessage: PASSWORD_HASH_HINT })),
   tags: Type.Optional(tags)
 }, { additionalProperties: false })
 const bearerEntry = Type.Object({

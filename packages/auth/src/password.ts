@@ -21,7 +21,11 @@ export const DEFAULT_SCRYPT: Readonly<ScryptParams> = Object.freeze({ N: 2 ** 15
 
 const KEY_LENGTH = 32
 const SALT_LENGTH = 16
-const FORMAT = /^scrypt\$(\d+),(\d+),(\d+)\$([A-Za-z0-9_-]{16,})\$([A-Za-z0-9_-]{32,})$/
+/** What a stored password hash looks like: `scrypt$N,r,p$salt$hash` (base64url). */
+export const PASSWORD_HASH_PATTERN = '^scrypt\\$(\\d+),(\\d+),(\\d+)\\$([A-Za-z0-9_-]{16,})\\$([A-Za-z0-9_-]{32,})$'
+/** What an error says a password hash must be, and where to get one. */
+export const PASSWORD_HASH_HINT = 'expected scrypt$N,r,p$salt$hash; make one with `gatehouse users hash`'
+const FORMAT = new RegExp(PASSWORD_HASH_PATTERN)
 
 function scrypt (password: string, salt: Buffer, length: number, options: ScryptOptions): Promise<Buffer> {
   return new Promise((resolve, reject) => {

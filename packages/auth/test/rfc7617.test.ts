@@ -114,7 +114,7 @@ test('basic: bad entries fail at boot naming the entry', async (t) => {
   const cases: Array<[Record<string, unknown>, RegExp]> = [
     [{ alice: {} }, /^basic\.alice: give exactly one of password or passwordHash$/],
     [{ alice: { password: 'a', passwordHash: 'b' } }, /^basic\.alice: give exactly one/],
-    [{ alice: { passwordHash: 'md5$abc' } }, /^basic\.alice: Invalid password hash: expected scrypt\$N,r,p\$salt\$hash$/],
+    [{ alice: { passwordHash: 'md5$abc' } }, /^basic\.alice\.passwordHash: Invalid password hash: expected scrypt\$N,r,p\$salt\$hash; make one with `gatehouse users hash`$/],
     [{ alice: { passwordHash: 'scrypt$1000,8,1$AAAAAAAAAAAAAAAAAAAAAA$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA' } }, /N must be a power of two/],
     [{ 'a:b': { password: 'x' } }, /^basic\.a:b: a user name cannot be empty or contain ":"/]
   ]

@@ -34,6 +34,16 @@ export const GATEHOUSE_CORE_INVALID_COMPONENT = createError<[string]>(
 export const GATEHOUSE_CORE_CONFIG_FILE = createError<[string, string]>(
   'GATEHOUSE_CORE_CONFIG_FILE', 'Cannot load config file %s: %s', 500, Error)
 
+/**
+ * A value a config file takes from the environment or a file (`!env NAME`,
+ * `!file PATH`, `{ "$env": NAME }`, `{ "$file": PATH }`) cannot be read, or
+ * a value holds `${NAME}`, which is not expanded. The message starts with
+ * the key path and names the variable or file, never the value.
+ * D-CONFIG-07.
+ */
+export const GATEHOUSE_CORE_CONFIG_SECRET = createError<[string, string]>(
+  'GATEHOUSE_CORE_CONFIG_SECRET', '%s: %s', 500, Error)
+
 /** A route's `authRule` is malformed; the message names the rule, the route and the problem. */
 export const GATEHOUSE_CORE_INVALID_AUTH_RULE = createError<[string, string, string]>(
   'GATEHOUSE_CORE_INVALID_AUTH_RULE', 'Invalid authRule %s on %s: %s', 500, TypeError)

@@ -29,6 +29,8 @@ export { resolveRecipe } from './recipe.js'
 export type { ChainStep, ComponentSetting, Recipe } from './recipe.js'
 export { loadRecipe, recipeFromConfig, serverSectionSchema } from './load-recipe.js'
 export type { GatehouseConfig, LoadRecipeOptions, ServerSection } from './load-recipe.js'
+export { readEnvironmentValue } from './config-secrets.js'
+export type { SecretSources } from './config-secrets.js'
 export { pickServerLimits, resolveServerLimits, serverLimitDefaults, serverLimitsSchema } from './server-limits.js'
 export type { ResolvedServerLimits, ServerLimits } from './server-limits.js'
 export { validateOptions } from './validate.js'
@@ -54,6 +56,7 @@ export type { MaybePromise } from './maybe-promise.js'
 export { errorForLog, redactHeaders, redactPath, redactQuery, redactText, REDACTED, safeString } from './redact.js'
 export {
   GATEHOUSE_CORE_CONFIG_FILE,
+  GATEHOUSE_CORE_CONFIG_SECRET,
   GATEHOUSE_CORE_DUPLICATE_COMPONENT,
   GATEHOUSE_CORE_FORBIDDEN,
   GATEHOUSE_CORE_INVALID_AUTH_RULE,

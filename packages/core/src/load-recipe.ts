@@ -1,7 +1,8 @@
 import { readFile } from 'node:fs/promises'
-import { extname } from 'node:path'
+import { dirname, extname } from 'node:path'
 import { Type, type TObject, type TSchema } from '@sinclair/typebox'
-import { parse as parseYaml } from 'yaml'
+import { ConfigSyntaxError, describeAt, parseJsonConfig, parseYamlConfig } from './config-parse.js'
+import { resolveSecrets } from './config-secrets.js'
 import { componentsByName, knownNames, type ComponentList } from './component-list.js'
 import { GATEHOUSE_CORE_CONFIG_FILE, GATEHOUSE_CORE_INVALID_OPTIONS, GATEHOUSE_CORE_UNKNOWN_COMPONENT } from './errors.js'
 import { resolveRecipe, type ComponentSetting, type Recipe } from './recipe.js'
@@ -36,6 +37,11 @@ export interface LoadRecipeOptions {
   components?: ComponentList
   /** Schema of `server_app`, supplied by the package that owns it (@fastify-gatehouse/server). */
   serverAppSchema?: TObject
+  /**
+   * Where `loadRecipe` reads `!env NAME` (and `NAME_FILE`) from. Default:
+   * `process.env`. (`recipeFromConfig` takes values, not references.)
+   */
+  env?: Readonly<Record<string, string | undefined>>
 }
 
 /** Schema of the `server` section. */
@@ -119,11 +125,27 @@ export function recipeFromConfig (config: unknown, options: LoadRecipeOptions = 
   return result
 }
 
+// A value from `!env` or `!file` is a string: where the schema wants a number
+// or a boolean, the error says so (D-CONFIG-07).
+function withReferenceHint (err: unknown, paths: ReadonlySet<string>): unknown {
+  if ((err as { code?: unknown }).code !== 'GATEHOUSE_CORE_INVALID_OPTIONS') return err
+  const message = (err as Error).message
+  const colon = message.indexOf(': expected ')
+  if (colon === -1 || !paths.has(message.slice(0, colon)) || message.startsWith('expected string', colon + 2)) return err
+  ;(err as Error).message = `${message} (a value from !env or !file is a string: write numbers and booleans in the file)`
+  return err
+}
+
 /**
  * Reads a YAML (`.yaml`, `.yml`) or JSON (`.json`) config file and returns
- * its camelCase form (see {@link recipeFromConfig}). A file that cannot be
- * read or parsed throws `GATEHOUSE_CORE_CONFIG_FILE` naming the file; a bad
- * key or value throws `GATEHOUSE_CORE_INVALID_OPTIONS` naming its path.
+ * its camelCase form (see {@link recipeFromConfig}). Values written
+ * `!env NAME` / `!file PATH` (YAML) or `{ "$env": NAME }` / `{ "$file":
+ * PATH }` (either) are read from the environment (`options.env`) or the
+ * file (relative to the config file's folder) first. A file that cannot be
+ * read or parsed throws `GATEHOUSE_CORE_CONFIG_FILE` naming the file (and
+ * the line and column of a syntax error); a reference that cannot be read
+ * throws `GATEHOUSE_CORE_CONFIG_SECRET`; a bad key or value throws
+ * `GATEHOUSE_CORE_INVALID_OPTIONS` naming its path.
  */
 export async function loadRecipe (path: string, options: LoadRecipeOptions = {}): Promise<GatehouseConfig> {
   const extension = extname(path).toLowerCase()
@@ -140,15 +162,19 @@ export async function loadRecipe (path: string, options: LoadRecipeOptions = {})
   const text = bytes.toString('utf8')
   let parsed: unknown
   try {
-    parsed = extension === '.json' ? JSON.parse(text) : parseYaml(text, { prettyErrors: true, uniqueKeys: true })
+    parsed = extension === '.json' ? parseJsonConfig(text) : parseYamlConfig(text)
   } catch (err) {
-    throw new GATEHOUSE_CORE_CONFIG_FILE(path, (err as Error).message.split('\n')[0] ?? 'parse error')
+    if (!(err instanceof ConfigSyntaxError)) throw err
+    throw new GATEHOUSE_CORE_CONFIG_FILE(path, err.offset === undefined ? err.message : describeAt(err.message, text, err.offset))
   }
   if (parsed === null || parsed === undefined) parsed = {}
+  let paths: ReadonlySet<string> = new Set()
   try {
-    return recipeFromConfig(parsed, options)
+    const resolved = await resolveSecrets(parsed, { env: options.env ?? process.env, dir: dirname(path) })
+    paths = resolved.paths
+    return recipeFromConfig(resolved.value, options)
   } catch (err) {
     if (err instanceof Error) err.message = `${path}: ${err.message}`
-    throw err
+    throw withReferenceHint(err, new Set([...paths].map((p) => `${path}: ${p}`)))
   }
 }

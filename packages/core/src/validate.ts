@@ -34,6 +34,8 @@ function snakeToCamel (key: string): string {
  * naming the first bad key, e.g. `middleware.compression.minimumSize:
  * expected integer`. `label` is the path of `value` itself; `display` maps
  * a JSON pointer to the path the user wrote (config files use snake_case).
+ * A schema's `errorMessage` keyword, when it has one, replaces the
+ * validator's message (`expected scrypt$N,r,p$salt$hash: make one with …`).
  */
 export function validateOptions (
   schema: TSchema,
@@ -56,7 +58,9 @@ export function validateOptions (
   if (error.type === ValueErrorType.ObjectRequiredProperty) {
     throw new GATEHOUSE_CORE_INVALID_OPTIONS(path, 'is required')
   }
-  const message = error.message.charAt(0).toLowerCase() + error.message.slice(1)
+  // D-CONFIG-11: a schema may say what its value must be, and how to make one (`errorMessage`).
+  const custom = (error.schema as { errorMessage?: unknown }).errorMessage
+  const message = typeof custom === 'string' ? custom : error.message.charAt(0).toLowerCase() + error.message.slice(1)
   throw new GATEHOUSE_CORE_INVALID_OPTIONS(path, message)
 }
 

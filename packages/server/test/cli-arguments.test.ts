@@ -26,7 +26,7 @@ test('a URL with a password as a stray argument: named by its place in every com
     [['users', URL_], 2, 'unknown users command: argument 2 (a URL, not shown)'],
     [[URL_], 2, 'unknown command: argument 1 (a URL, not shown)'],
     [['migrate', 'up', `--${URL_}`], 2, 'unknown option: argument 3 (a URL, not shown)'],
-    [['keys', 'issue', '--label', 'ci', '--expires', URL_], 2, '--expires takes a duration like 30d, 12h, 90m or an ISO date, not (a URL, not shown)']
+    [['keys', 'issue', '--label', 'ci', '--expires', URL_], 2, '--expires takes a time from now, a whole number and one of s, m, h, d, w (30d, 12h, 90m, 3600s, 2w), or an ISO date (2027-01-31, 2027-01-31T12:00:00Z), not (a URL, not shown)']
   ]
   for (const [args, code, message] of cases) {
     const run = await gatehouse(args, { cleanEnv: true, env: {}, cwd: dir })
@@ -55,7 +55,7 @@ test('an API key, a hash or a token-like word is not shown either; a plain word 
     [['migrate', 'up', 'staus'], 'unexpected argument 3 "staus"'],
     [['serve', 'gatehouse.yaml'], 'unexpected argument 2 "gatehouse.yaml"'],
     [['keys', 'revoke', 'abc'], 'a keyId is 16 hex characters (the part after gak_), not argument 3 "abc"'],
-    [['keys', 'issue', '--lable', 'x'], 'Unknown option \'--lable\'. To specify a positional argument starting with a \'-\', place it at the end of the command after \'--\', as in \'-- "--lable"']
+    [['keys', 'issue', '--lable', 'x'], 'unknown option --lable: did you mean --label?']
   ]
   for (const [args, message] of cases) {
     const run = await gatehouse(args, { cleanEnv: true, env: {}, cwd: dir })

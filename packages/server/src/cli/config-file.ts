@@ -59,7 +59,7 @@ export interface ConfigFile {
  */
 export async function readConfig (io: CliIo, file: string): Promise<ConfigFile> {
   const path = resolve(io.cwd, file)
-  const config = await loadRecipe(path, { components: allComponents, serverAppSchema })
+  const config = await loadRecipe(path, { components: allComponents, serverAppSchema, env: io.env })
   // Every store the file names, checked before anything opens (D-REDIS-05);
   // the session store sits under middleware.session (D-CONFIG-05).
   // The loader checked its keys and bounds, naming them as written (min_length). D-SERVER-21.

@@ -11,5 +11,7 @@ export function parseExpiry (value: string, now: Date): Date {
     const date = new Date(value)
     if (!Number.isNaN(date.getTime())) return date
   }
-  throw new UsageError(`--expires takes a duration like 30d, 12h, 90m or an ISO date, not ${quoteValue(value)}`)
+  // D-CLI-21: what is accepted, and why a negative time is not.
+  const past = /^-\d+[smhdw]?$/.test(value) ? ' (a key cannot expire in the past)' : ''
+  throw new UsageError(`--expires takes a time from now, a whole number and one of s, m, h, d, w (30d, 12h, 90m, 3600s, 2w), or an ISO date (2027-01-31, 2027-01-31T12:00:00Z), not ${quoteValue(value)}${past}`)
 }

@@ -4,6 +4,7 @@ import { nameArgument } from './arguments.js'
 import { processIo, UsageError, type CliIo } from './io.js'
 import { MIGRATE_USAGE, migrateCommand } from './migrate.js'
 import { SERVE_USAGE, serveCommand } from './serve.js'
+import { withSecretFiles } from './secret-variables.js'
 import { USERS_USAGE, usersCommand } from './users.js'
 
 const USAGE = `gatehouse: run a Gatehouse server; manage its API keys, users and PostgreSQL schema.
@@ -50,11 +51,13 @@ export async function main (argv: readonly string[], io: CliIo = processIo()): P
     return 0
   }
   try {
-    if (group === 'keys') return await keysCommand(args, io)
-    if (group === 'users') return await usersCommand(args, io)
-    if (group === 'serve') return await serveCommand(args, io)
-    if (group === 'migrate') return await migrateCommand(args, io)
-    if (group === 'import') return await importCommand(args, io)
+    // $GATEHOUSE_ADMIN_PASSWORD_FILE and the like, read once for every command.
+    const command = await withSecretFiles(io)
+    if (group === 'keys') return await keysCommand(args, command)
+    if (group === 'users') return await usersCommand(args, command)
+    if (group === 'serve') return await serveCommand(args, command)
+    if (group === 'migrate') return await migrateCommand(args, command)
+    if (group === 'import') return await importCommand(args, command)
     throw new UsageError(`unknown command: ${nameArgument({ value: group, position: 1 })}`)
   } catch (err) {
     const code = (err as { code?: unknown } | null)?.code

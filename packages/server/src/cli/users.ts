@@ -2,6 +2,7 @@ import { checkIdentity, checkPassword, hashPassword, passwordPolicyDefaults, pas
 import { weakPassword } from '../errors.js'
 import { nameArgument, noArguments, onlyArgument, parseCommand, type Argument } from './arguments.js'
 import { UsageError, type CliIo } from './io.js'
+import { PASSWORD_INPUT } from './option-hints.js'
 import { readNewPassword } from './password-input.js'
 import { endSessionsAfterChange, listUserSessions, signOutUser } from './sessions.js'
 import { reportCreated } from './store-paths.js'
@@ -44,6 +45,13 @@ function identityArgument (positionals: readonly Argument[]): string {
   return checkIdentity(onlyArgument(positionals, 'identity').value)
 }
 
+// `users add bob hunter2`: the second word is likely the password; it is
+// refused without being shown, saying how a password is given. D-CLI-19.
+function newPasswordIdentity (action: string, positionals: readonly Argument[]): string {
+  if (positionals.length > 1) throw new UsageError(`users ${action} takes one identity, and never a password on the command line, where shell history and ps show it; ${PASSWORD_INPUT}`)
+  return identityArgument(positionals)
+}
+
 /** `gatehouse users …`; resolves with the exit code. */
 export async function usersCommand (args: string[], io: CliIo): Promise<number> {
   const [action, ...rest] = args
@@ -51,7 +59,7 @@ export async function usersCommand (args: string[], io: CliIo): Promise<number> 
     ...STORE_FLAGS,
     tags: { type: 'string' },
     json: { type: 'boolean', default: false }
-  })
+  }, PASSWORD_INPUT)
   const missing = (identity: string): number => {
     io.stderr.write(`gatehouse: no user ${identity}\n`)
     return 1
@@ -59,7 +67,7 @@ export async function usersCommand (args: string[], io: CliIo): Promise<number> 
   // Wrong usage is reported before the store is looked at.
   switch (action) {
     case 'add': {
-      const identity = identityArgument(positionals)
+      const identity = newPasswordIdentity(action, positionals)
       const tags = tagsFlag(values.tags)
       return await withStore(io, values, true, async (store, created, policy) => {
         const user = await store.add(identity, { password: await readPolicyPassword(io, identity, policy), tags })
@@ -78,7 +86,7 @@ export async function usersCommand (args: string[], io: CliIo): Promise<number> 
         return 0
       })
     case 'passwd': {
-      const identity = identityArgument(positionals)
+      const identity = newPasswordIdentity(action, positionals)
       const code = await withStore(io, values, false, async (store, _created, policy) => {
         if (await store.get(identity) === null) return missing(identity)
         if (!await store.setPassword(identity, await readPolicyPassword(io, identity, policy))) return missing(identity)
@@ -121,7 +129,7 @@ export async function usersCommand (args: string[], io: CliIo): Promise<number> 
       return await signOutUser(io, values, identity)
     }
     case 'hash': {
-      if (positionals.length > 0) throw new UsageError('users hash takes no argument (the password comes from the prompt or stdin, never the command line)')
+      if (positionals.length > 0) throw new UsageError(`users hash takes no argument, and never a password on the command line, where shell history and ps show it; ${PASSWORD_INPUT}`)
       if ((['store', 'database', 'config', 'schema', 'table-prefix'] as const).some((flag) => values[flag] !== undefined) || values.tags !== undefined || values.json) throw new UsageError('users hash takes no option: it only prints a hash')
       // The policy of `users add` (its defaults; no identity is known here), so
       // a hash in a config file could have been a stored user's (D-CLI-07, D-CLI-15).
