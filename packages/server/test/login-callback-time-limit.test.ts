@@ -3,12 +3,13 @@
 // serverApp.login.callbackTimeout to answer (503
 // GATEHOUSE_AUTH_CALLBACK_TIMEOUT past it), and a lockout store that fails
 // after the password check is a coded 503, not a bare 500. Two instances over
-// real sockets share one user store and one lockout store. The limit is small
+// real sockets share one user store, one lockout store and one session store. The limit is small
 // (1 s, room for a real scrypt check on a loaded machine): the tests assert the answers and that nothing stays held, never speed.
 import { test, type Test } from 'tap'
 import type { FastifyBaseLogger } from 'fastify'
 import pino from 'pino'
 import { MemoryLockoutStore, type LockoutStore, type UserStore } from '@fastify-gatehouse/auth'
+import { MemorySessionStore } from '@fastify-gatehouse/session'
 import { AppServer } from '@fastify-gatehouse/server'
 import { waitUntil } from '../../../test-helpers/wait.js'
 import { accountUsers, call, cookieFrom, NEW_PASSWORD } from './helpers/account.js'
@@ -38,12 +39,13 @@ interface Instance { base: string, lines: string[] }
 
 async function pair (t: Test, users: UserStore, lockout: LockoutStore): Promise<[Instance, Instance]> {
   const instances: Instance[] = []
+  const sessions = new MemorySessionStore()
   for (let i = 0; i < 2; i++) {
     const lines: string[] = []
     const server = new AppServer({
       logger: pino({ level: 'trace' }, { write: (l: string) => { lines.push(l) } }) as FastifyBaseLogger,
       users,
-      session: {},
+      session: { store: sessions },
       serverApp: { login: { callbackTimeout: LIMIT, store: lockout, maxAttempts: 1000 } }
     })
     t.teardown(() => server.close())
@@ -118,4 +120,18 @@ test('the password change: a hung verify of the current password or setPassword 
     t.match(at.lines.join('\n'), `UserStore.${method} gave no answer within 1000 ms`)
   }
   t.equal((await login(a, 'alice', 'alice-pass')).status, 200, 'the hung setPassword never landed: the password is unchanged')
+})
+
+test('a password session whose UserStore.standing hangs: 503 at the limit on both instances, then the session works again', async (t) => {
+  const faults: Faults = {}
+  const [a, b] = await pair(t, faulty(await accountUsers(), faults), new MemoryLockoutStore())
+  const cookie = cookieFrom((await login(a, 'alice', 'alice-pass')).headers.getSetCookie())!
+  faults.standing = 'hang'
+  for (const at of [a, b]) {
+    const res = await call(at.base, 'GET', '/_server/account/me', { cookie })
+    t.same(await answer(res), [503, 'GATEHOUSE_SESSION_CHECK_UNAVAILABLE', '5'], 'the session component\'s 503')
+    t.match(at.lines.join('\n'), 'UserStore.standing gave no answer within 1000 ms', 'caused by the limit')
+  }
+  delete faults.standing
+  t.equal((await call(b.base, 'GET', '/_server/account/me', { cookie })).status, 200, 'the session is still signed in')
 })
