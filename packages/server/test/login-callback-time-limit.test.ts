@@ -11,6 +11,8 @@ import pino from 'pino'
 import { MemoryLockoutStore, type LockoutStore, type UserStore } from '@fastify-gatehouse/auth'
 import { MemorySessionStore } from '@fastify-gatehouse/session'
 import { AppServer } from '@fastify-gatehouse/server'
+import { readConfig } from '../src/cli/config-file.js'
+import type { CliIo } from '../src/cli/io.js'
 import { waitUntil } from '../../../test-helpers/wait.js'
 import { accountUsers, call, cookieFrom, NEW_PASSWORD } from './helpers/account.js'
 
@@ -134,4 +136,16 @@ test('a password session whose UserStore.standing hangs: 503 at the limit on bot
   }
   delete faults.standing
   t.equal((await call(b.base, 'GET', '/_server/account/me', { cookie })).status, 200, 'the session is still signed in')
+})
+
+test('a config file sets both limits: server_app.login.callback_timeout and auth_middleware.callback_timeout; out of bounds is a boot error naming the key', async (t) => {
+  const dir = t.testdir({
+    'ok.yaml': 'auth_middleware:\n  callback_timeout: 0.5\nserver_app:\n  login: { callback_timeout: 2.5 }\n',
+    'zero.yaml': 'server_app:\n  login: { callback_timeout: 0 }\n'
+  })
+  const io = { cwd: dir } as CliIo
+  const { config } = await readConfig(io, 'ok.yaml')
+  t.equal((config.serverApp?.login as { callbackTimeout?: number } | undefined)?.callbackTimeout, 2.5)
+  t.equal((config.authMiddleware as { callbackTimeout?: number } | undefined)?.callbackTimeout, 0.5)
+  await t.rejects(readConfig(io, 'zero.yaml'), { message: /server_app\.login\.callback_timeout: expected number to be greater or equal to 0\.001/ })
 })
