@@ -2,7 +2,8 @@ import { test, type Test } from 'tap'
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify'
 import pino from 'pino'
 import { middlewareChain } from '@fastify-gatehouse/core'
-import { AuthCore, MemoryLockoutStore, MemoryUserStore, type AuthOptions, type LockoutStore, type UserStore } from '@fastify-gatehouse/auth'
+import { AuthCore, MemoryLockoutStore, MemoryUserStore, type AuthOptions, type UserStore } from '@fastify-gatehouse/auth'
+import { faulty, lockoutFaultCases, type Faults } from '../../../test-helpers/faulty.js'
 import { waitUntil } from '../../../test-helpers/wait.js'
 import { basicHeader, components } from './helpers/build.js'
 
@@ -113,52 +114,28 @@ test('a hung UserStore.verify or standing: 503 at the limit on both instances sh
   t.match(a.lines.join('\n'), 'UserStore.verify gave no answer within 500 ms')
 })
 
-/** A lockout store whose `method` hangs (`hang`) or throws a plain Error quoting its key (`throw`). */
-function faultyLockout (faults: Partial<Record<keyof LockoutStore, 'hang' | 'throw'>>): LockoutStore {
-  const memory = new MemoryLockoutStore()
-  return new Proxy(memory, {
-    get (target, key) {
-      const value = Reflect.get(target, key, target) as unknown
-      if (typeof value !== 'function') return value
-      return (...args: unknown[]) => {
-        const fault = faults[key as keyof LockoutStore]
-        if (fault === 'hang') return never
-        if (fault === 'throw') throw new Error(`lockout store down at ${String(args[0])}`)
-        return (value as (...a: unknown[]) => unknown).apply(target, args)
-      }
-    }
-  })
-}
-
 test('the lockout store: a hung call is a 503 at the limit, a failing one a coded 503, before or after the password check', async (t) => {
   const users = new MemoryUserStore({ scrypt: FAST })
   await users.add('alice', { password: 'right-password-1', tags: 'admin' })
-  const faults: Partial<Record<keyof LockoutStore, 'hang' | 'throw'>> = {}
-  const shared = faultyLockout(faults)
+  const faults: Faults = {}
+  const shared = faulty(new MemoryLockoutStore(), faults)
   const options: AuthOptions = { basic: { users }, basicConcurrency: 1, callbackTimeout: LIMIT, basicLockout: { store: shared, maxAttempts: 100 }, basicCache: { max: 0 } }
   const a = await instance(t, options)
   const b = await instance(t, options)
-  const cases: Array<[string, Partial<Record<keyof LockoutStore, 'hang' | 'throw'>>, string, string]> = [
-    ['claim hangs', { claim: 'hang' }, 'right-password-1', 'GATEHOUSE_AUTH_CALLBACK_TIMEOUT'],
-    ['claim throws', { claim: 'throw' }, 'right-password-1', 'GATEHOUSE_AUTH_LOCKOUT_UNAVAILABLE'],
-    ['reset throws after a right password', { reset: 'throw' }, 'right-password-1', 'GATEHOUSE_AUTH_LOCKOUT_UNAVAILABLE'],
-    ['refund hangs after a right password', { refund: 'hang' }, 'right-password-1', 'GATEHOUSE_AUTH_CALLBACK_TIMEOUT'],
-    ['recordFailure throws after a wrong password', { recordFailure: 'throw' }, 'wrong-password-1', 'GATEHOUSE_AUTH_LOCKOUT_UNAVAILABLE'],
-    ['recordFailure hangs after a wrong password', { recordFailure: 'hang' }, 'wrong-password-1', 'GATEHOUSE_AUTH_CALLBACK_TIMEOUT']
-  ]
+  const cases = lockoutFaultCases('right-password-1', 'wrong-password-1')
   for (const [what, fault, password, code] of cases) {
     for (const at of [a, b]) {
       Object.assign(faults, fault)
       const res = await get(at, basicHeader('alice', password))
       t.same([res.status, res.body.code, res.retryAfter], [503, code, '5'], what)
-      for (const key of Object.keys(faults)) delete faults[key as keyof LockoutStore]
+      for (const key of Object.keys(faults)) delete faults[key]
       const after = await get(at, basicHeader('alice', 'right-password-1'))
       t.equal(after.status, 200, `${what}: the slot is free and the store works again`)
     }
   }
   const logged = [...a.lines, ...b.lines].join('\n')
   t.match(logged, 'LockoutStore.reset threw Error')
-  t.notMatch(logged, 'lockout store down at', 'never the thrown message')
+  t.notMatch(logged, 'store down at', 'never the thrown message (it quotes the keys)')
 })
 
 test('a hung bearer.auth, ApiKeyStore.verify, key resolver or isRevoked: 503 at the limit', async (t) => {

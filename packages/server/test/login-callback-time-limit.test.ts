@@ -13,30 +13,11 @@ import { MemorySessionStore } from '@fastify-gatehouse/session'
 import { AppServer } from '@fastify-gatehouse/server'
 import { readConfig } from '../src/cli/config-file.js'
 import type { CliIo } from '../src/cli/io.js'
+import { faulty, lockoutFaultCases, type Faults } from '../../../test-helpers/faulty.js'
 import { waitUntil } from '../../../test-helpers/wait.js'
 import { accountUsers, call, cookieFrom, NEW_PASSWORD } from './helpers/account.js'
 
 const LIMIT = 1
-const never = new Promise<never>(() => {})
-
-type Faults = Partial<Record<string, 'hang' | 'throw'>>
-
-/** `target` whose methods named in `faults` hang or throw a plain Error quoting their arguments. */
-function faulty<T extends object> (target: T, faults: Faults): T {
-  return new Proxy(target, {
-    get (object, key) {
-      const value = Reflect.get(object, key, object) as unknown
-      if (typeof value !== 'function') return value
-      return (...args: unknown[]) => {
-        const fault = faults[String(key)]
-        if (fault === 'hang') return never
-        if (fault === 'throw') throw new Error(`store down at ${args.map(String).join(',')}`)
-        return (value as (...a: unknown[]) => unknown).apply(object, args)
-      }
-    }
-  })
-}
-
 interface Instance { base: string, lines: string[] }
 
 async function pair (t: Test, users: UserStore, lockout: LockoutStore): Promise<[Instance, Instance]> {
@@ -88,15 +69,7 @@ test('20 hung UserStore.verify calls on each of two instances: 503 at the limit,
 test('the lockout store: hung or failing, before or after the password check, a coded 503 on both instances; then sign-ins pass', async (t) => {
   const faults: Faults = {}
   const [a, b] = await pair(t, await accountUsers(), faulty(new MemoryLockoutStore(), faults))
-  const cases: Array<[string, Faults, string, string]> = [
-    ['claim hangs', { claim: 'hang' }, 'alice-pass', 'GATEHOUSE_AUTH_CALLBACK_TIMEOUT'],
-    ['claim throws', { claim: 'throw' }, 'alice-pass', 'GATEHOUSE_AUTH_LOCKOUT_UNAVAILABLE'],
-    ['reset throws after a right password', { reset: 'throw' }, 'alice-pass', 'GATEHOUSE_AUTH_LOCKOUT_UNAVAILABLE'],
-    ['refund throws after a right password', { refund: 'throw' }, 'alice-pass', 'GATEHOUSE_AUTH_LOCKOUT_UNAVAILABLE'],
-    ['reset hangs after a right password', { reset: 'hang' }, 'alice-pass', 'GATEHOUSE_AUTH_CALLBACK_TIMEOUT'],
-    ['recordFailure throws after a wrong password', { recordFailure: 'throw' }, 'wrong-pass', 'GATEHOUSE_AUTH_LOCKOUT_UNAVAILABLE'],
-    ['recordFailure hangs after a wrong password', { recordFailure: 'hang' }, 'wrong-pass', 'GATEHOUSE_AUTH_CALLBACK_TIMEOUT']
-  ]
+  const cases = lockoutFaultCases('alice-pass', 'wrong-pass')
   for (const [what, fault, password, code] of cases) {
     for (const at of [a, b]) {
       Object.assign(faults, fault)
