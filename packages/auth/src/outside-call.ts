@@ -25,7 +25,9 @@ export interface FailureOptions {
   /**
    * Whether a thrown `HttpError` keeps its message: yes for a function of
    * the options (the app wrote it for the caller, D-AUTH-45); no for a
-   * store, whose message may quote what it was given. Default: false.
+   * store, whose message may quote what it was given, unless its code is
+   * Gatehouse's own (the Redis and PostgreSQL stores' fixed sentences).
+   * Default: false.
    */
   readonly keepMessage?: boolean
 }
@@ -66,17 +68,21 @@ export function safeFacts (thrown: unknown, depth = 0): string {
   return facts.join(' ') + more
 }
 
+// Gatehouse's own stores answer fixed sentences under these codes.
+const OWN_CODE = /^GATEHOUSE_[A-Z0-9_]+$/
+
 /**
  * A fresh error for a call out that threw: a thrown `HttpError` keeps its
- * status, code and headers, and its message with `keepMessage` (else the
- * status text); anything else becomes `other` (by default 500
+ * status, code and headers, and its message with `keepMessage` or a code of
+ * Gatehouse's own (else the status text); anything else becomes `other` (by default 500
  * `GATEHOUSE_AUTH_CALLBACK_FAILED`, or the 5xx status it carried). Either
  * way the only cause is {@link safeFacts}.
  */
 export function failedCall (call: string, thrown: unknown, options: FailureOptions = {}): Error {
   const facts = safeFacts(thrown)
   if (thrown instanceof HttpError) {
-    return new HttpError(thrown.statusCode, options.keepMessage === true ? thrown.message : undefined, {
+    const keep = options.keepMessage === true || (thrown.code !== undefined && OWN_CODE.test(thrown.code))
+    return new HttpError(thrown.statusCode, keep ? thrown.message : undefined, {
       headers: thrown.headers,
       ...(thrown.code === undefined ? {} : { code: thrown.code }),
       cause: new Error(`${call} threw ${facts}`)
