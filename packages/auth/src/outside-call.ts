@@ -57,7 +57,10 @@ function statusOf (thrown: object): number | undefined {
  */
 export function safeFacts (thrown: unknown, depth = 0): string {
   if (thrown === null || (typeof thrown !== 'object' && typeof thrown !== 'function')) return thrown === null ? 'null' : `a ${typeof thrown}`
-  const name = (read(read(Object.getPrototypeOf(thrown) as object ?? {}, 'constructor') as object ?? {}, 'name'))
+  let name: unknown
+  try {
+    name = (Object.getPrototypeOf(thrown) as { constructor?: { name?: unknown } } | null)?.constructor?.name
+  } catch {}
   const facts = [typeof name === 'string' && CLASS_NAME.test(name) ? name : 'an object']
   const status = statusOf(thrown)
   if (status !== undefined) facts.push(String(status))
@@ -80,7 +83,7 @@ const OWN_CODE = /^GATEHOUSE_[A-Z0-9_]+$/
  */
 export function failedCall (call: string, thrown: unknown, options: FailureOptions = {}): Error {
   const facts = safeFacts(thrown)
-  if (thrown instanceof HttpError) {
+  if (isHttpError(thrown)) {
     const keep = options.keepMessage === true || (thrown.code !== undefined && OWN_CODE.test(thrown.code))
     return new HttpError(thrown.statusCode, keep ? thrown.message : undefined, {
       headers: thrown.headers,
@@ -90,6 +93,15 @@ export function failedCall (call: string, thrown: unknown, options: FailureOptio
   }
   const status = thrown !== null && typeof thrown === 'object' ? statusOf(thrown) : undefined
   return (options.other ?? callbackFailed)(call, facts, status)
+}
+
+// A thrown Proxy may throw from the instanceof check itself.
+function isHttpError (thrown: unknown): thrown is HttpError {
+  try {
+    return thrown instanceof HttpError
+  } catch {
+    return false
+  }
 }
 
 /** 500 `GATEHOUSE_AUTH_CALLBACK_FAILED` (or the 5xx status the thrown error carried), naming the call and the facts. */

@@ -1,5 +1,6 @@
 import { test, type Test } from 'tap'
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify'
+import { SignJWT } from 'jose'
 import pino from 'pino'
 import { middlewareChain } from '@fastify-gatehouse/core'
 import { AuthCore, MemoryLockoutStore, MemoryUserStore, type AuthOptions, type UserStore } from '@fastify-gatehouse/auth'
@@ -138,7 +139,7 @@ test('the lockout store: a hung call is a 503 at the limit, a failing one a code
   t.notMatch(logged, 'store down at', 'never the thrown message (it quotes the keys)')
 })
 
-test('a hung bearer.auth, ApiKeyStore.verify, key resolver or isRevoked: 503 at the limit', async (t) => {
+test('a hung bearer.auth, ApiKeyStore.verify, key resolver or isRevoked: 503 at the limit (the verifiers\' hooks under callbackTimeout, not a fixed 5 s)', async (t) => {
   const a = await instance(t, {
     bearer: { auth: async (token: string) => token === 'hang' ? await never : token === 'ok' ? 'admin' : null },
     apiKeys: { verify: async () => await never } as never,
@@ -158,6 +159,13 @@ test('a hung bearer.auth, ApiKeyStore.verify, key resolver or isRevoked: 503 at 
   })
   const token = `${Buffer.from('{"alg":"HS256"}').toString('base64url')}.${Buffer.from('{"sub":"x"}').toString('base64url')}.c2ln`
   await t.rejects(Promise.resolve().then(() => core.authenticate(`Bearer ${token}`)), { statusCode: 503, code: 'GATEHOUSE_AUTH_KEYS_UNAVAILABLE' }, 'a key resolver')
+  const secret = 'a-very-long-shared-secret-of-32+bytes!'
+  const revoking = await AuthCore.create({
+    callbackTimeout: LIMIT,
+    jwt: [{ name: 'r', algorithm: 'HS256', secret, isRevoked: async () => await never }]
+  })
+  const signed = await new SignJWT({ sub: 'x', exp: Math.floor(Date.now() / 1000) + 600 }).setProtectedHeader({ alg: 'HS256' }).sign(new TextEncoder().encode(secret))
+  await t.rejects(Promise.resolve().then(() => revoking.authenticate(`Bearer ${signed}`)), { statusCode: 503, code: 'GATEHOUSE_AUTH_REVOCATION_UNAVAILABLE' }, 'isRevoked')
 })
 
 test('callbackTimeout is checked at boot', async (t) => {
