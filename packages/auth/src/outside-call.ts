@@ -76,10 +76,10 @@ const OWN_CODE = /^GATEHOUSE_[A-Z0-9_]+$/
 
 /**
  * A fresh error for a call out that threw: a thrown `HttpError` keeps its
- * status, code and headers, and its message with `keepMessage` or a code of
- * Gatehouse's own (else the status text); anything else becomes `other` (by default 500
- * `GATEHOUSE_AUTH_CALLBACK_FAILED`, or the 5xx status it carried). Either
- * way the only cause is {@link safeFacts}.
+ * status, code and headers, and its message with `keepMessage` or a code
+ * of Gatehouse's own (else the status text); anything else becomes
+ * `other` (by default 500 `GATEHOUSE_AUTH_CALLBACK_FAILED`, or the 5xx
+ * status it carried). Either way the only cause is {@link safeFacts}.
  */
 export function failedCall (call: string, thrown: unknown, options: FailureOptions = {}): Error {
   const facts = safeFacts(thrown)
@@ -119,13 +119,16 @@ export function callbackFailed (call: string, facts: string, status: number | un
  */
 export function callOut<T> (call: string, ms: number, fn: () => T | PromiseLike<T>, options?: FailureOptions): T | Promise<T> {
   let answer: T | PromiseLike<T>
+  let pending: Promise<T> | undefined
   try {
     answer = fn()
+    // Inside the try: reading a hostile answer's `then` may throw too.
+    if (isThenable(answer)) pending = Promise.resolve(answer)
   } catch (err) {
     throw failedCall(call, err, options)
   }
-  if (!isThenable(answer)) return answer as T
-  return settleWithin(Promise.resolve(answer), ms, call).catch((err: unknown): never => {
+  if (pending === undefined) return answer as T
+  return settleWithin(pending, ms, call).catch((err: unknown): never => {
     if (err instanceof HookTimeout) throw callbackTimedOut(err)
     throw failedCall(call, err, options)
   })
