@@ -61,10 +61,10 @@ function locked (retryAfter: number): HttpError {
   return refusal(429, `Too many failed sign-ins; try again in ${retryAfter} s`, { code: LOCKED, headers: { 'retry-after': String(retryAfter) } })
 }
 
-// A settling call whose failure must not hide the outcome being reported.
-async function settle (call: unknown): Promise<void> {
+// A settling call whose failure (thrown or rejected) must not hide the outcome being reported.
+async function settle (call: () => unknown): Promise<void> {
   try {
-    await call
+    await call()
   } catch {}
 }
 
@@ -155,11 +155,11 @@ export class PasswordGuard {
     try {
       wait = await lockoutCall('claim', ms, () => store.claim(identityKey, lockout.identity, this.#now()))
     } catch (err) {
-      if (addressKey !== undefined) await settle(lockoutCall('refund', ms, () => store.refund(addressKey, lockout.address, this.#now())))
+      if (addressKey !== undefined) await settle(() => lockoutCall('refund', ms, () => store.refund(addressKey, lockout.address, this.#now())))
       throw err
     }
     if (wait > 0) {
-      if (addressKey !== undefined) await settle(lockoutCall('refund', ms, () => store.refund(addressKey, lockout.address, this.#now())))
+      if (addressKey !== undefined) await settle(() => lockoutCall('refund', ms, () => store.refund(addressKey, lockout.address, this.#now())))
       throw locked(wait)
     }
     const failed = async (): Promise<void> => {
@@ -173,7 +173,7 @@ export class PasswordGuard {
     } catch (err) {
       // The outcome is unknown: settled as a failure, never as a free attempt;
       // not awaited, so a hung check frees its slot at once (D-AUTH-62).
-      settle(failed()) // never rejects
+      settle(failed) // never rejects
       throw err
     }
     if (avatar === null) {

@@ -74,10 +74,10 @@ export class PasswordCheck {
     try {
       attempt.retryAfter = await lockoutCall('claim', ms, () => this.#store.claim(attempt.identityKey, this.#identityPolicy, this.#now()))
     } catch (err) {
-      await settle(this.#refundAddress(attempt))
+      await settle(() => this.#refundAddress(attempt))
       throw err
     }
-    if (attempt.retryAfter > 0) await settle(this.#refundAddress(attempt))
+    if (attempt.retryAfter > 0) await settle(() => this.#refundAddress(attempt))
     return attempt
   }
 
@@ -96,7 +96,7 @@ export class PasswordCheck {
     } catch (err) {
       // The outcome is unknown: settle as a failure, never as a free attempt;
       // not awaited, so a hung store costs the caller one limit, not three.
-      settle(this.#failed(attempt)) // never rejects
+      settle(() => this.#failed(attempt)) // never rejects
       throw err
     }
     if (user === null) {
@@ -109,8 +109,8 @@ export class PasswordCheck {
     return user
   }
 
-  #refundAddress (attempt: Attempt): Promise<void> {
-    return Promise.resolve(lockoutCall('refund', this.#timeoutMs, () => this.#store.refund(attempt.addressKey, this.#addressPolicy, this.#now())))
+  async #refundAddress (attempt: Attempt): Promise<void> {
+    await lockoutCall('refund', this.#timeoutMs, () => this.#store.refund(attempt.addressKey, this.#addressPolicy, this.#now()))
   }
 
   async #failed (attempt: Attempt): Promise<void> {
@@ -121,9 +121,9 @@ export class PasswordCheck {
   }
 }
 
-/** Waits for a settling call whose failure must not hide the error being reported. */
-async function settle (call: unknown): Promise<void> {
+/** Runs a settling call whose failure (thrown or rejected) must not hide the error being reported. */
+async function settle (call: () => unknown): Promise<void> {
   try {
-    await call
+    await call()
   } catch {}
 }
