@@ -13,6 +13,7 @@ import { BAD_HEADER, INVALID_CREDENTIALS, INVALID_REQUEST, INVALID_TOKEN, KEYS_U
 import { decodeJws, type DecodedJws } from './jws.js'
 import { JwtVerifier, type JwtFailure, type VerifiedJwt } from './jwt.js'
 import { resolveAuthOptions, type AuthOptions, type ResolvedAuthOptions } from './options.js'
+import { callOut } from './outside-call.js'
 import { PasswordGuard, resolveLockout } from './password-guard.js'
 
 // Basic sends the password with every request: its caller proved who they
@@ -45,6 +46,7 @@ export class AuthCore {
   // Per algorithm: whether a token's `iss` picks among its verifiers.
   readonly #byIssuer = new Map<string, boolean>()
   readonly #apiKeys: ApiKeyStore | undefined
+  readonly #timeoutMs: number
   readonly #jwtCache: BoundedCache<Avatar>
   readonly #jwtRepeats: RepeatFilter
   readonly #jwtTtlMs: number
@@ -65,8 +67,11 @@ export class AuthCore {
     const { realm } = options
     this.#realm = realm
     this.#scheme = new BearerScheme(options.bearerType, options.bearerCase)
-    this.#basic = basicBackend(options.basic, options.basicCache, new PasswordGuard(options.basicConcurrency, resolveLockout(options.basicLockout), now))
-    const tokens = bearerSource(options.bearer)
+    // D-AUTH-62: every call into code we do not own has this limit.
+    const timeoutMs = options.callbackTimeout * 1000
+    this.#timeoutMs = timeoutMs
+    this.#basic = basicBackend(options.basic, options.basicCache, new PasswordGuard(options.basicConcurrency, resolveLockout(options.basicLockout), now, timeoutMs), timeoutMs)
+    const tokens = bearerSource(options.bearer, timeoutMs)
     this.#tokens = tokens instanceof StaticTokens ? tokens : undefined
     this.#tokenFunction = tokens instanceof TokenFunction ? tokens : undefined
     this.#verifiers = verifiers
@@ -94,7 +99,7 @@ export class AuthCore {
   /** Builds the backends and imports the JWT keys; throws `GATEHOUSE_AUTH_INVALID_CONFIG` naming a bad entry. */
   static async create (options: AuthCoreOptions = {}): Promise<AuthCore> {
     const resolved = resolveAuthOptions(options)
-    const verifiers = await Promise.all(resolved.jwt.map((v) => JwtVerifier.create(v)))
+    const verifiers = await Promise.all(resolved.jwt.map((v) => JwtVerifier.create(v, resolved.callbackTimeout * 1000)))
     return new AuthCore(resolved, verifiers, options.now ?? Date.now)
   }
 
@@ -205,9 +210,10 @@ export class AuthCore {
   #apiKeyCaller (key: string): Avatar | Promise<Avatar> {
     if (this.#apiKeys === undefined) throw this.#invalidToken('API keys are not accepted here')
     if (parseApiKey(key) === null) throw this.#invalidToken('Malformed API key')
-    const found = this.#apiKeys.verify(key)
+    const apiKeys = this.#apiKeys
+    const found = callOut('ApiKeyStore.verify', this.#timeoutMs, () => apiKeys.verify(key))
     // A store of yours may answer with another library's promise (D-CORE-04).
-    return isThenable(found) ? Promise.resolve(found).then((record) => this.#keyAvatar(record)) : this.#keyAvatar(found)
+    return isThenable(found) ? found.then((record) => this.#keyAvatar(record)) : this.#keyAvatar(found)
   }
 
   #keyAvatar (record: ApiKeyRecord | null): Avatar {

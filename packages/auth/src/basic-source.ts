@@ -2,16 +2,18 @@ import { Avatar, isPlainObject, sha256 } from '@fastify-gatehouse/core'
 import type { FastifyRequest } from 'fastify'
 import { BasicBackend, decodeBasic, INVALID, type BasicCredentialBackend, type BasicEntry, type CacheOptions, type Outcome } from './basic.js'
 import { BoundedCache } from './bounded-cache.js'
-import { callCallback, scrubSecret, type CallbackAnswer } from './callback-result.js'
+import { callCallback, type CallbackAnswer } from './callback-result.js'
 import { GATEHOUSE_AUTH_INVALID_CONFIG } from './errors.js'
+import { callOut } from './outside-call.js'
 import type { PasswordGuard } from './password-guard.js'
 import type { UserStore } from './user-store.js'
 
 /**
  * Checks a Basic user name and password: the caller (an Avatar), their tags
  * (the caller is then `identity` with these tags), or null to refuse. May be
- * async. Throw an `HttpError` to answer with your own status; anything else
- * thrown is a 500 (logged without the password).
+ * async; given `callbackTimeout` to answer (then 503). Throw an `HttpError`
+ * to answer with your own status; anything else thrown is a 500 (logged by
+ * its class and code only, never its message: D-AUTH-63).
  */
 export type BasicValidate = (identity: string, password: string, request: FastifyRequest) => CallbackAnswer | Promise<CallbackAnswer>
 
@@ -72,12 +74,12 @@ export function basicSource (basic: unknown): Source | undefined {
   return { kind: 'map', entries: basic as Record<string, BasicEntry> }
 }
 
-/** The Basic backend for `basic` in whichever form, or undefined when there is none. */
-export function basicBackend (basic: unknown, cache: CacheOptions, guard: PasswordGuard): BasicCredentialBackend | undefined {
+/** The Basic backend for `basic` in whichever form, or undefined when there is none; `timeoutMs` limits each call of a store or `validate`. */
+export function basicBackend (basic: unknown, cache: CacheOptions, guard: PasswordGuard, timeoutMs: number): BasicCredentialBackend | undefined {
   const source = basicSource(basic)
   if (source === undefined) return undefined
   if (source.kind === 'map') return new BasicBackend(source.entries, cache, guard)
-  return new SourceBackend(source, cache, guard)
+  return new SourceBackend(source, cache, guard, timeoutMs)
 }
 
 interface Verified {
@@ -100,12 +102,14 @@ class SourceBackend implements BasicCredentialBackend {
   readonly #verified: BoundedCache<Verified>
   readonly #ttlMs: number
   readonly #guard: PasswordGuard
+  readonly #timeoutMs: number
 
-  constructor (source: Exclude<Source, { kind: 'map' }>, cache: CacheOptions, guard: PasswordGuard) {
+  constructor (source: Exclude<Source, { kind: 'map' }>, cache: CacheOptions, guard: PasswordGuard, timeoutMs: number) {
     this.#source = source
     this.#verified = new BoundedCache(cache.max)
     this.#ttlMs = cache.ttl * 1000
     this.#guard = guard
+    this.#timeoutMs = timeoutMs
   }
 
   // A store's hit needs its standing (I/O): only validate's hits are served here.
@@ -127,7 +131,8 @@ class SourceBackend implements BasicCredentialBackend {
 
   async #followUser (hit: Verified, digest: string, credentials: string, now: number, request: unknown): Promise<Outcome> {
     const { identity } = hit.avatar
-    const standing = await (this.#source as { store: UserStore }).store.standing(identity)
+    const { store } = this.#source as { store: UserStore }
+    const standing = await callOut('UserStore.standing', this.#timeoutMs, () => store.standing(identity))
     // Disabled or deleted: refused, but the entry stays, so a client retrying
     // costs a standing() and not a password hash each time (nor a slot of
     // basicConcurrency). A re-enable serves it again; a new password or a
@@ -151,19 +156,14 @@ class SourceBackend implements BasicCredentialBackend {
     const source = this.#source
     const verify = source.kind === 'store'
       ? async (): Promise<Avatar | null> => {
-        let verified: Awaited<ReturnType<UserStore['verify']>>
-        try {
-          verified = await source.store.verify(user, password)
-        } catch (err) {
-          // A store's failure is logged as a 5xx: never with the password in it.
-          throw scrubSecret(err, password)
-        }
+        // What a store throws may hold the password: a fresh error replaces it (D-AUTH-63).
+        const verified = await callOut('UserStore.verify', this.#timeoutMs, () => source.store.verify(user, password))
         if (verified === null) return null
         // A store of yours that gives no stamp: its users are verified on every request.
         stamp = typeof verified.stamp === 'string' && verified.stamp !== '' ? verified.stamp : undefined
         return new Avatar(verified.identity, { tags: verified.tags, backend: 'basic' })
       }
-      : async (): Promise<Avatar | null> => await callCallback('basic.validate', password, () => source.validate(user, password, request as FastifyRequest),
+      : async (): Promise<Avatar | null> => await callCallback('basic.validate', this.#timeoutMs, () => source.validate(user, password, request as FastifyRequest),
         (tags) => new Avatar(user, { tags, backend: 'basic' }))
     return this.#guard.check(user, request, verify).then((avatar) => {
       if (avatar === null) return INVALID

@@ -1,67 +1,32 @@
-import { Avatar, HttpError, invalidTag, isThenable, parseTags } from '@fastify-gatehouse/core'
+import { Avatar, invalidTag, isThenable, parseTags } from '@fastify-gatehouse/core'
 import { GATEHOUSE_AUTH_CALLBACK_FAILED } from './errors.js'
+import { callOut } from './outside-call.js'
 
 /** What a `basic.validate` or `bearer.auth` function may answer: the caller, their tags, or null (refused). */
 export type CallbackAnswer = Avatar | string | readonly string[] | null
 
-/**
- * An error thrown by a function of yours, made safe to log: its message and
- * stack with every occurrence of `secret` (the password, the token)
- * replaced, its `code` kept, its other fields (which a driver may fill with
- * the values it was given) dropped.
- */
-export function withoutSecret (thrown: unknown, secret: string): Error {
-  const scrub = (text: string): string => secret === '' ? text : text.split(secret).join('[REDACTED]')
-  const original = thrown instanceof Error ? thrown : new Error(typeof thrown === 'string' ? thrown : 'a value that is not an Error')
-  const safe = new Error(scrub(original.message))
-  safe.name = original.name
-  safe.stack = original.stack === undefined ? undefined : scrub(original.stack)
-  const code = (original as { code?: unknown }).code
-  if (typeof code === 'string') Object.defineProperty(safe, 'code', { value: code, enumerable: true })
-  return safe
-}
+const KEEP_MESSAGE = Object.freeze({ keepMessage: true })
 
 /**
- * A store's own error (it keeps its class and status: a store outage stays a
- * 503), with every occurrence of `secret` in its message and stack replaced,
- * and the fields a driver may fill with the values it was given (`parameters`,
- * `params`, `values`) dropped. Returns `thrown` itself.
- */
-export function scrubSecret (thrown: unknown, secret: string): unknown {
-  if (!(thrown instanceof Error) || secret === '') return thrown
-  const scrub = (text: string): string => text.split(secret).join('[REDACTED]')
-  thrown.message = scrub(thrown.message)
-  if (thrown.stack !== undefined) thrown.stack = scrub(thrown.stack)
-  for (const field of ['parameters', 'params', 'values']) delete (thrown as unknown as Record<string, unknown>)[field]
-  return thrown
-}
-
-/**
- * Calls `fn` (a function of the options, named `where`) and turns what it
- * answers into an Avatar or null. An `HttpError` it throws passes through
- * (its status and message are yours to choose); anything else thrown, or an
- * answer of another type, or tags outside the rule alphabet, is a 500
- * `GATEHOUSE_AUTH_CALLBACK_FAILED` whose cause never holds `secret`.
- * D-AUTH-45.
+ * Calls `fn` (a function of the options, named `call`) within `ms` and
+ * turns what it answers into an Avatar or null. An `HttpError` it throws
+ * keeps its status, code and message; anything else thrown is a 500
+ * `GATEHOUSE_AUTH_CALLBACK_FAILED`, no answer within `ms` a 503
+ * `GATEHOUSE_AUTH_CALLBACK_TIMEOUT` (see `callOut`: what was thrown is never
+ * logged as it is). An answer of another type, or tags outside the rule
+ * alphabet, is a 500 `GATEHOUSE_AUTH_CALLBACK_FAILED` too.
+ * D-AUTH-45, D-AUTH-62, D-AUTH-63.
  */
 export function callCallback (
-  where: string,
-  secret: string,
+  call: string,
+  ms: number,
   fn: () => unknown,
   toAvatar: (tags: readonly string[]) => Avatar
 ): Avatar | null | Promise<Avatar | null> {
-  const fail = (err: unknown): never => {
-    if (err instanceof HttpError) throw err
-    throw new GATEHOUSE_AUTH_CALLBACK_FAILED(where, 'threw; the error is logged as the cause, without the credential', { cause: withoutSecret(err, secret) })
-  }
-  let answer: unknown
-  try {
-    answer = fn()
-  } catch (err) {
-    return fail(err)
-  }
-  if (isThenable(answer)) return Promise.resolve(answer).then((settled) => avatarOf(where, settled, toAvatar), fail)
-  return avatarOf(where, answer, toAvatar)
+  // D-AUTH-45: an HttpError of the app's function keeps the message the app wrote for the caller.
+  const answer = callOut(call, ms, fn, KEEP_MESSAGE)
+  if (isThenable(answer)) return Promise.resolve(answer).then((settled) => avatarOf(call, settled, toAvatar))
+  return avatarOf(call, answer, toAvatar)
 }
 
 function avatarOf (where: string, answer: unknown, toAvatar: (tags: readonly string[]) => Avatar): Avatar | null {

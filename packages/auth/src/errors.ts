@@ -38,8 +38,34 @@ export const LOCKED = 'GATEHOUSE_AUTH_LOCKED'
 /** A JWT could not be checked because its verifier's JWK Set is unreachable, or its `key` resolver failed (503). */
 export const KEYS_UNAVAILABLE = 'GATEHOUSE_AUTH_KEYS_UNAVAILABLE'
 
-/** A JWT could not be accepted because its verifier's `isRevoked` hook failed (threw, rejected, no answer in 5 s, not a boolean): 503. */
+/** A JWT could not be accepted because its verifier's `isRevoked` hook failed (threw, rejected, no answer within `callbackTimeout`, not a boolean): 503. */
 export const REVOCATION_UNAVAILABLE = 'GATEHOUSE_AUTH_REVOCATION_UNAVAILABLE'
+
+/**
+ * A call into your code or a store (`basic.validate`, `bearer.auth`,
+ * `UserStore.verify`/`standing`, `ApiKeyStore.verify`, the lockout store)
+ * gave no answer within `callbackTimeout` (default 5 s): 503 with
+ * `Retry-After: 5`; a `basicConcurrency` slot it held is free at once, a
+ * late answer is ignored. The log names the call. D-AUTH-62.
+ */
+export const CALLBACK_TIMEOUT = 'GATEHOUSE_AUTH_CALLBACK_TIMEOUT'
+
+/** The answer to a call out that timed out (see {@link CALLBACK_TIMEOUT}); `cause` names the call and the limit. */
+export function callbackTimedOut (cause: Error): HttpError {
+  return new HttpError(503, 'Cannot check the credentials now: a check took too long; try again shortly', { code: CALLBACK_TIMEOUT, headers: { 'retry-after': '5' }, cause })
+}
+
+/**
+ * The lockout store failed (threw something other than an `HttpError`):
+ * the attempt cannot be counted, so it is refused (503, `Retry-After: 5`),
+ * before the password check as after it. D-LOCKOUT-08.
+ */
+export const LOCKOUT_UNAVAILABLE = 'GATEHOUSE_AUTH_LOCKOUT_UNAVAILABLE'
+
+/** The failure of a lockout store's call (see {@link LOCKOUT_UNAVAILABLE}); `facts` are safe to log. */
+export function lockoutUnavailable (call: string, facts: string): HttpError {
+  return new HttpError(503, 'Cannot count sign-in attempts now; try again shortly', { code: LOCKOUT_UNAVAILABLE, headers: { 'retry-after': '5' }, cause: new Error(`${call} threw ${facts}`) })
+}
 
 /**
  * A file store refused a change that would take it past one of its limits
@@ -86,9 +112,12 @@ export const GATEHOUSE_AUTH_INVALID_CONFIG = createError<[string, string]>(
   'GATEHOUSE_AUTH_INVALID_CONFIG', '%s: %s', 500, TypeError)
 
 /**
- * A function of the options (`basic.validate`, `bearer.auth`) threw
- * something other than an `HttpError`, or answered something other than an
- * Avatar, tags or null (500; the cause is logged without the credential).
+ * A function of the options (`basic.validate`, `bearer.auth`) or a user or
+ * key store threw something other than an `HttpError`, or a function
+ * answered something other than an Avatar, tags or null (500, or the 5xx
+ * status the thrown error carried). The message names the call and only
+ * the thrown value's class, status and code: never its message, stack or
+ * fields, which may hold the credential (D-AUTH-63).
  */
 export const GATEHOUSE_AUTH_CALLBACK_FAILED = createError<[where: string, problem: string, options?: { cause: Error }]>(
   'GATEHOUSE_AUTH_CALLBACK_FAILED', '%s %s', 500, Error)

@@ -29,6 +29,9 @@ export type { BearerAuth, BearerOption } from './bearer-function.js'
 export type { BearerCase } from './bearer-scheme.js'
 export type { CallbackAnswer } from './callback-result.js'
 export type { BasicLockoutOptions } from './password-guard.js'
+export { lockoutCall } from './password-guard.js'
+export { CALLBACK_TIMEOUT_LIMITS, CALLBACK_TIMEOUT_SECONDS, callOut, failedCall, safeFacts } from './outside-call.js'
+export type { FailureOptions, OtherFailure } from './outside-call.js'
 export { JWT_ALGORITHMS, JWT_NAME_PATTERN } from './jwt.js'
 export type { JwtAlgorithm, JwtVerifierOptions } from './jwt.js'
 export type { JwtKey, JwtKeyResolver } from './jwt-key-resolver.js'
@@ -70,6 +73,7 @@ export { sha256 } from '@fastify-gatehouse/core'
 export {
   BAD_HEADER,
   BUSY,
+  CALLBACK_TIMEOUT,
   DUPLICATE_AUTHORIZATION,
   GATEHOUSE_AUTH_CALLBACK_FAILED,
   GATEHOUSE_AUTH_INVALID_CONFIG,
@@ -81,6 +85,7 @@ export {
   INVALID_TOKEN,
   KEYS_UNAVAILABLE,
   LOCKED,
+  LOCKOUT_UNAVAILABLE,
   REVOCATION_UNAVAILABLE,
   STORE_FULL,
   UNSUPPORTED_SCHEME

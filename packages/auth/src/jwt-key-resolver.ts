@@ -31,8 +31,6 @@ export type ResolvedKey = KeyObject | Buffer | { readonly detail: string, readon
 
 // D-AUTH-04: RFC 7518 §3.2.
 const MIN_SECRET_BYTES: Record<string, number> = { HS256: 32, HS384: 48, HS512: 64 }
-/** How long an asynchronous resolver may take before the token gets a 503. */
-export const KEY_RESOLVER_TIMEOUT_MS = 5000
 /** Imported keys kept per verifier, by the string the resolver returned. */
 export const IMPORTED_KEYS_MAX = 1000
 
@@ -43,7 +41,7 @@ const NO_KEY = Object.freeze({ detail: 'No key matches the token' })
  * strings (PEM, secrets) in a bounded LRU map, objects (JWK, bytes,
  * `KeyObject`, `CryptoKey`) in a WeakMap, so a resolver that answers the
  * same value twice imports it once. Answers never throw: a resolver that
- * throws, rejects, takes over 5 s or gives a key that does not fit the
+ * throws, rejects, takes over `callbackTimeout` (5 s) or gives a key that does not fit the
  * pinned algorithm is `unavailable` (a 503: the caller's token may be fine;
  * the reason goes to the log as the error's cause, never the key).
  * D-AUTH-51.
@@ -51,12 +49,14 @@ const NO_KEY = Object.freeze({ detail: 'No key matches the token' })
 export class KeyResolver {
   readonly #resolve: JwtKeyResolver
   readonly #algorithm: string
+  readonly #timeoutMs: number
   readonly #byString = new LruMap<string, ResolvedKey>(IMPORTED_KEYS_MAX)
   readonly #byObject = new WeakMap<object, ResolvedKey>()
 
-  constructor (resolve: JwtKeyResolver, algorithm: string) {
+  constructor (resolve: JwtKeyResolver, algorithm: string, timeoutMs: number) {
     this.#resolve = resolve
     this.#algorithm = algorithm
+    this.#timeoutMs = timeoutMs
   }
 
   /** The key for `jws`, synchronously when the resolver answers synchronously. */
@@ -71,7 +71,7 @@ export class KeyResolver {
       return { detail: 'The key resolver failed', unavailable: true, cause: err }
     }
     if (!isThenable(answer)) return this.#imported(answer)
-    return settleWithin(Promise.resolve(answer), KEY_RESOLVER_TIMEOUT_MS).then(
+    return settleWithin(Promise.resolve(answer), this.#timeoutMs, 'the key resolver').then(
       (key) => this.#imported(key),
       (err: unknown) => ({ detail: 'The key resolver failed', unavailable: true as const, cause: err })
     )

@@ -18,9 +18,6 @@ export type JwtRevocationCheck = (
 /** What the check says of one token. */
 export type Revocation = 'revoked' | 'valid' | { readonly unavailable: true, readonly cause: unknown }
 
-/** How long an asynchronous `isRevoked` may take before the token gets a 503. */
-export const REVOCATION_TIMEOUT_MS = 5000
-
 /**
  * A verifier's `isRevoked` hook, with its "revoked" answers remembered: a
  * token once found revoked stays refused until it expires (or leaves this
@@ -35,9 +32,11 @@ export class RevocationCheck {
   readonly #isRevoked: JwtRevocationCheck
   readonly #revoked: BoundedCache<true>
   readonly #pending = new Map<string, Promise<Revocation>>()
+  readonly #timeoutMs: number
 
-  constructor (isRevoked: JwtRevocationCheck, max: number) {
+  constructor (isRevoked: JwtRevocationCheck, max: number, timeoutMs: number) {
     this.#isRevoked = isRevoked
+    this.#timeoutMs = timeoutMs
     this.#revoked = new BoundedCache(max)
   }
 
@@ -57,7 +56,7 @@ export class RevocationCheck {
       return { unavailable: true, cause: err }
     }
     if (!isThenable(answer)) return this.#settle(key, answer, until)
-    const asked = settleWithin(Promise.resolve(answer), REVOCATION_TIMEOUT_MS).then(
+    const asked = settleWithin(Promise.resolve(answer), this.#timeoutMs, 'isRevoked').then(
       (value) => this.#settle(key, value, until),
       (err: unknown) => ({ unavailable: true as const, cause: err })
     ).finally(() => this.#pending.delete(key))

@@ -9,6 +9,7 @@ import { KeyResolver, type JwtKeyResolver } from './jwt-key-resolver.js'
 import { compileClaimPatterns, type ClaimMatcher, type ClaimPatterns } from './jwt-matchers.js'
 import { claimPolicy, type ClaimPolicy } from './jwt-policy.js'
 import { RevocationCheck, type JwtRevocationCheck, type Revocation } from './jwt-revocation.js'
+import { CALLBACK_TIMEOUT_SECONDS } from './outside-call.js'
 import { tokenTagSettings, tokenTags, type TokenTagPolicy, type TokenTagSettings } from './token-tags.js'
 
 /** Algorithms a verifier may pin; `none` is not one of them. */
@@ -36,7 +37,7 @@ export interface JwtVerifierOptions {
    * A function answering the key for each token from its header and its
    * (not yet verified) claims, sync or async: a secret for HS*, a public key
    * (PEM, JWK, KeyObject, CryptoKey) otherwise, or null for "no key". The
-   * algorithm stays pinned. A throw, a rejection, no answer within 5 s, or a
+   * algorithm stays pinned. A throw, a rejection, no answer within `callbackTimeout` (5 s), or a
    * key that does not fit the algorithm is a 503. Imported keys are cached.
    */
   key?: JwtKeyResolver
@@ -177,6 +178,7 @@ export class JwtVerifier {
   readonly #cacheTtlMs: number | undefined
 
   private constructor (name: string, options: JwtVerifierOptions, key: KeyObject | Buffer | undefined, remote: RemoteKeys | undefined, tags: TokenTagSettings, extras: VerifierExtras) {
+    const timeoutMs = extras.timeoutMs ?? CALLBACK_TIMEOUT_SECONDS * 1000
     this.name = name
     this.algorithm = options.algorithm
     this.#key = key
@@ -184,9 +186,9 @@ export class JwtVerifier {
     const { issuer, audience } = extras
     const { publicKey } = options
     this.#kid = typeof publicKey === 'object' && typeof publicKey.kid === 'string' ? publicKey.kid : undefined
-    this.#resolver = options.key === undefined ? undefined : new KeyResolver(options.key, options.algorithm)
+    this.#resolver = options.key === undefined ? undefined : new KeyResolver(options.key, options.algorithm, timeoutMs)
     this.#policy = extras.policy
-    this.#revocation = options.isRevoked === undefined ? undefined : new RevocationCheck(options.isRevoked, REVOKED_TOKENS_MAX)
+    this.#revocation = options.isRevoked === undefined ? undefined : new RevocationCheck(options.isRevoked, REVOKED_TOKENS_MAX, timeoutMs)
     this.#cacheTtlMs = options.cacheTtl === undefined ? undefined : options.cacheTtl * 1000
     this.#rules = {
       clockTolerance: options.clockTolerance ?? 5,
@@ -200,14 +202,17 @@ export class JwtVerifier {
     this.#identityClaim = options.identityClaim ?? 'sub'
   }
 
-  /** Validates the options and imports the key; throws `GATEHOUSE_AUTH_INVALID_CONFIG` naming the verifier. */
-  static async create (options: JwtVerifierOptions): Promise<JwtVerifier> {
+  /**
+   * Validates the options and imports the key; throws `GATEHOUSE_AUTH_INVALID_CONFIG` naming the verifier.
+   * `timeoutMs` limits each call of its `key` and `isRevoked` (the auth option `callbackTimeout`).
+   */
+  static async create (options: JwtVerifierOptions, timeoutMs = CALLBACK_TIMEOUT_SECONDS * 1000): Promise<JwtVerifier> {
     const { name } = options
     const fail = (problem: string): never => { throw new GATEHOUSE_AUTH_INVALID_CONFIG(`jwt.${name}`, problem) }
     const { algorithm, secret, publicKey, jwksUri } = options
     if (!(JWT_ALGORITHMS as readonly string[]).includes(algorithm)) fail(`algorithm must be one of ${JWT_ALGORITHMS.join(', ')}`)
     if ([secret, publicKey, jwksUri, options.key].filter((s) => s !== undefined).length !== 1) fail('give exactly one of secret, publicKey, jwksUri, key')
-    const extras = verifierExtras(options)
+    const extras = { ...verifierExtras(options), timeoutMs }
     if (options.clockTolerance !== undefined && !(options.clockTolerance >= 0 && options.clockTolerance <= 300)) {
       fail('clockTolerance must be from 0 to 300 seconds')
     }
@@ -354,6 +359,8 @@ interface VerifierExtras {
   readonly issuer: ClaimMatcher | undefined
   readonly audience: ClaimMatcher | undefined
   readonly policy: ClaimPolicy | undefined
+  /** The limit of each call of `key` and `isRevoked`, in ms. */
+  readonly timeoutMs?: number
 }
 
 /** Checks and compiles the options beyond the key; throws naming `jwt.<name>.<option>`. */

@@ -11,6 +11,7 @@ import { LOCKOUT_LIMITS } from './lockout/lockout-policy.js'
 import type { LockoutStore } from './lockout/lockout-store.js'
 import { JWT_ALGORITHMS, JWT_NAME_PATTERN, type JwtVerifierOptions } from './jwt.js'
 import { PASSWORD_HASH_HINT, PASSWORD_HASH_PATTERN } from './password.js'
+import { CALLBACK_TIMEOUT_LIMITS, CALLBACK_TIMEOUT_SECONDS } from './outside-call.js'
 
 /**
  * Options of the auth component and of `AuthCore`; every key is optional.
@@ -34,6 +35,13 @@ export interface AuthOptions {
   basicConcurrency?: number
   /** Lock a Basic identity (and client address) after failed passwords, as the server's login does. Default: off. */
   basicLockout?: BasicLockoutOptions
+  /**
+   * Seconds each call into your code or a store may take (`basic.validate`,
+   * `bearer.auth`, a `UserStore`'s `verify` and `standing`, `apiKeys.verify`,
+   * the lockout store, a JWT verifier's `key` and `isRevoked`); past it the
+   * request gets a 503 and frees what it held. From 0.001 to 300. Default: `5`.
+   */
+  callbackTimeout?: number
   /** Answer an anonymous caller that a route's `authRule` refuses with 401 and the challenges, not 403; per route `config.challengeAnonymous`. Default: `false`. */
   challengeAnonymous?: boolean
   /** JWT verifiers, each with a `name` (callers get backend `jwt:<name>`), tried in this order. Default: none. */
@@ -62,6 +70,7 @@ export interface ResolvedAuthOptions {
   readonly bearerCase: BearerCase
   readonly basicConcurrency: number
   readonly basicLockout: BasicLockoutOptions | undefined
+  readonly callbackTimeout: number
   readonly challengeAnonymous: boolean
   readonly jwt: readonly JwtVerifierOptions[]
   readonly jwtCookie: string | undefined
@@ -78,6 +87,7 @@ export const defaults: ResolvedAuthOptions = Object.freeze({
   bearerCase: 'insensitive',
   basicConcurrency: 16,
   basicLockout: undefined,
+  callbackTimeout: CALLBACK_TIMEOUT_SECONDS,
   challengeAnonymous: false,
   jwt: Object.freeze([]),
   jwtCookie: undefined,
@@ -167,6 +177,7 @@ export const authOptionsSchema = Type.Object({
     addressMaxAttempts: Type.Optional(Type.Integer({ minimum: 1, maximum: LOCKOUT_LIMITS.maxAttempts })),
     resetAfter: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: LOCKOUT_LIMITS.resetAfter }))
   }, { additionalProperties: false })),
+  callbackTimeout: Type.Optional(Type.Number({ minimum: CALLBACK_TIMEOUT_LIMITS.min, maximum: CALLBACK_TIMEOUT_LIMITS.max })),
   challengeAnonymous: Type.Optional(Type.Boolean()),
   jwt: Type.Optional(Type.Array(jwtVerifierSchema)),
   jwtCookie: Type.Optional(Type.String({ pattern: TOKEN_PATTERN })),
@@ -214,6 +225,10 @@ export function resolveAuthOptions (options: AuthOptions = {}): ResolvedAuthOpti
   if (!Number.isInteger(basicConcurrency) || basicConcurrency < 1 || basicConcurrency > 10_000) {
     throw new GATEHOUSE_AUTH_INVALID_CONFIG('basicConcurrency', 'must be a whole number from 1 to 10000')
   }
+  const { callbackTimeout = defaults.callbackTimeout } = options
+  if (typeof callbackTimeout !== 'number' || !(callbackTimeout >= CALLBACK_TIMEOUT_LIMITS.min && callbackTimeout <= CALLBACK_TIMEOUT_LIMITS.max)) {
+    throw new GATEHOUSE_AUTH_INVALID_CONFIG('callbackTimeout', `must be a number of seconds from ${CALLBACK_TIMEOUT_LIMITS.min} to ${CALLBACK_TIMEOUT_LIMITS.max}`)
+  }
   if (typeof challengeAnonymous !== 'boolean') throw new GATEHOUSE_AUTH_INVALID_CONFIG('challengeAnonymous', 'must be true or false')
   const jwt = verifierList(options.jwt)
   const { jwtCookie } = options
@@ -228,6 +243,7 @@ export function resolveAuthOptions (options: AuthOptions = {}): ResolvedAuthOpti
     bearerCase: options.bearerCase ?? defaults.bearerCase,
     basicConcurrency,
     basicLockout: options.basicLockout,
+    callbackTimeout,
     challengeAnonymous,
     jwt,
     jwtCookie,

@@ -1,9 +1,10 @@
 import type { Avatar, HttpError } from '@fastify-gatehouse/core'
-import { BUSY, GATEHOUSE_AUTH_INVALID_CONFIG, LOCKED, refusal } from './errors.js'
+import { BUSY, GATEHOUSE_AUTH_INVALID_CONFIG, LOCKED, lockoutUnavailable, refusal } from './errors.js'
 import { LOCKOUT_LIMITS, type LockoutPolicy } from './lockout/lockout-policy.js'
 import type { LockoutStore } from './lockout/lockout-store.js'
 import { MemoryLockoutStore } from './lockout/memory-lockout-store.js'
 import { addressKey as addressKeyOf } from './lockout/address-key.js'
+import { callOut } from './outside-call.js'
 
 /** Lockout of Basic passwords (off unless given): the keys and defaults of the server's login lockout. */
 export interface BasicLockoutOptions {
@@ -61,11 +62,26 @@ function locked (retryAfter: number): HttpError {
   return refusal(429, `Too many failed sign-ins; try again in ${retryAfter} s`, { code: LOCKED, headers: { 'retry-after': String(retryAfter) } })
 }
 
-// A settling call whose failure must not hide the outcome being reported.
-async function settle (call: unknown): Promise<void> {
+// A settling call whose failure (thrown or rejected) must not hide the outcome being reported.
+async function settle (call: () => unknown): Promise<void> {
   try {
-    await call
+    await call()
   } catch {}
+}
+
+type LockoutCall = 'claim' | 'recordFailure' | 'refund' | 'reset'
+
+const LOCKOUT_FAILURE = Object.freeze({ other: lockoutUnavailable })
+
+/**
+ * A call of the lockout store, within `ms`: a hang is a 503
+ * `GATEHOUSE_AUTH_CALLBACK_TIMEOUT`, a throw (other than the store's own
+ * `HttpError`, e.g. Redis's coded 503) a 503
+ * `GATEHOUSE_AUTH_LOCKOUT_UNAVAILABLE`: an attempt that cannot be counted
+ * is refused, before the password check as after it (D-LOCKOUT-08).
+ */
+export function lockoutCall<T> (call: LockoutCall, ms: number, fn: () => T | PromiseLike<T>): T | Promise<T> {
+  return callOut(`LockoutStore.${call}`, ms, fn, LOCKOUT_FAILURE)
 }
 
 /** The client address of a Fastify request, when there is one. */
@@ -80,18 +96,21 @@ function addressOf (request: unknown): string | undefined {
  * `Retry-After`, never queued), and, with a lockout, the server login's
  * claim-then-settle counting per identity and per client address (DESIGN
  * §10), under the same keys (`identity:<id>`, `address:<ip>`).
+ * Each call of the lockout store has `timeoutMs` to answer (D-AUTH-62).
  * D-AUTH-43 (bounded Basic verifications), D-AUTH-44 (Basic lockout, opt-in).
  */
 export class PasswordGuard {
   readonly #limit: number
   readonly #lockout: Lockout | undefined
   readonly #now: () => number
+  readonly #timeoutMs: number
   #inFlight = 0
 
-  constructor (limit: number, lockout: Lockout | undefined, now: () => number) {
+  constructor (limit: number, lockout: Lockout | undefined, now: () => number, timeoutMs: number) {
     this.#limit = limit
     this.#lockout = lockout
     this.#now = now
+    this.#timeoutMs = timeoutMs
   }
 
   /** Whether failed passwords lock (`basicLockout` is on). */
@@ -107,7 +126,9 @@ export class PasswordGuard {
   /**
    * Runs `verify` (the caller when the password is right, else null) for
    * `identity` under the bound and the lockout. Rejects with 503
-   * `GATEHOUSE_AUTH_BUSY` or 429 `GATEHOUSE_AUTH_LOCKED`; null stays null.
+   * `GATEHOUSE_AUTH_BUSY` or 429 `GATEHOUSE_AUTH_LOCKED`, or with the 503
+   * of a lockout store that failed or hung; null stays null. The slot is
+   * free the moment the check settles, a timed-out one included.
    */
   async check (identity: string, request: unknown, verify: () => Promise<Avatar | null>): Promise<Avatar | null> {
     if (this.#inFlight >= this.#limit) throw busy()
@@ -123,35 +144,37 @@ export class PasswordGuard {
 
   async #locked (lockout: Lockout, identity: string, address: string | undefined, verify: () => Promise<Avatar | null>): Promise<Avatar | null> {
     const { store } = lockout
+    const ms = this.#timeoutMs
     const identityKey = `identity:${identity}`
     const addressKey = address === undefined ? undefined : addressKeyOf(address)
     // The address first; a refused identity gives the address its place back (D-LOCKOUT-03).
     if (addressKey !== undefined) {
-      const wait = await store.claim(addressKey, lockout.address, this.#now())
+      const wait = await lockoutCall('claim', ms, () => store.claim(addressKey, lockout.address, this.#now()))
       if (wait > 0) throw locked(wait)
     }
     let wait: number
     try {
-      wait = await store.claim(identityKey, lockout.identity, this.#now())
+      wait = await lockoutCall('claim', ms, () => store.claim(identityKey, lockout.identity, this.#now()))
     } catch (err) {
-      if (addressKey !== undefined) await settle(store.refund(addressKey, lockout.address, this.#now()))
+      if (addressKey !== undefined) await settle(() => lockoutCall('refund', ms, () => store.refund(addressKey, lockout.address, this.#now())))
       throw err
     }
     if (wait > 0) {
-      if (addressKey !== undefined) await settle(store.refund(addressKey, lockout.address, this.#now()))
+      if (addressKey !== undefined) await settle(() => lockoutCall('refund', ms, () => store.refund(addressKey, lockout.address, this.#now())))
       throw locked(wait)
     }
     const failed = async (): Promise<void> => {
       const now = this.#now()
-      await store.recordFailure(identityKey, lockout.identity, now)
-      if (addressKey !== undefined) await store.recordFailure(addressKey, lockout.address, now)
+      await lockoutCall('recordFailure', ms, () => store.recordFailure(identityKey, lockout.identity, now))
+      if (addressKey !== undefined) await lockoutCall('recordFailure', ms, () => store.recordFailure(addressKey, lockout.address, now))
     }
     let avatar: Avatar | null
     try {
       avatar = await verify()
     } catch (err) {
-      // The outcome is unknown: settled as a failure, never as a free attempt.
-      await settle(failed())
+      // The outcome is unknown: settled as a failure, never as a free attempt;
+      // not awaited, so a hung check frees its slot at once (D-AUTH-62).
+      settle(failed) // never rejects
       throw err
     }
     if (avatar === null) {
@@ -159,8 +182,8 @@ export class PasswordGuard {
       return null
     }
     // D-LOCKOUT-04: a success forgets the identity's failures, not the address's.
-    await store.reset(identityKey)
-    if (addressKey !== undefined) await store.refund(addressKey, lockout.address, this.#now())
+    await lockoutCall('reset', ms, () => store.reset(identityKey))
+    if (addressKey !== undefined) await lockoutCall('refund', ms, () => store.refund(addressKey, lockout.address, this.#now()))
     return avatar
   }
 }

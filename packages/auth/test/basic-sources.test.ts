@@ -181,7 +181,7 @@ test('basic: { validate } answers an Avatar, tags or null, sync or async; its an
   t.equal(calls.length, before + 2, 'refusals are never cached')
 })
 
-test('a validate that throws: an HttpError passes through; anything else is a 500 that never shows the password', async (t) => {
+test('a validate that throws: an HttpError keeps its status, code and message; anything else is a 500 logged by its class and code only', async (t) => {
   const lines: string[] = []
   const app = Fastify({ loggerInstance: pino({}, { write: (l: string) => { lines.push(l) } }) as FastifyBaseLogger })
   t.teardown(() => app.close())
@@ -209,7 +209,8 @@ test('a validate that throws: an HttpError passes through; anything else is a 50
   t.notMatch(broken.body, 'S3cret-Passw0rd')
   const logged = lines.join('\n')
   t.match(logged, 'GATEHOUSE_AUTH_CALLBACK_FAILED', 'the failure is logged with its code')
-  t.match(logged, 'db said: no row for alice with password [REDACTED]', 'and the cause\'s message, the password withheld')
+  t.match(logged, 'basic.validate threw Error ECONNRESET', 'with the call, the class and the code of what was thrown')
+  t.notMatch(logged, 'db said', 'never its message (D-AUTH-63)')
   t.notMatch(logged, 'S3cret-Passw0rd', 'the password is in no log line')
 
   const typo = await app.inject({ url: '/me', headers: { authorization: basicHeader('typo', 'x') } })
@@ -220,7 +221,7 @@ test('a validate that throws: an HttpError passes through; anything else is a 50
   t.match(lines.join('\n'), /basic.validate answered a tag with characters other than/)
 })
 
-test('a store that fails: its own status stays (503), and the password is in no log line', async (t) => {
+test('a store that fails: its own status and code stay (503), its message does not, and the password is in no log line', async (t) => {
   const lines: string[] = []
   const app = Fastify({ loggerInstance: pino({}, { write: (l: string) => { lines.push(l) } }) as FastifyBaseLogger })
   t.teardown(() => app.close())
@@ -238,6 +239,8 @@ test('a store that fails: its own status stays (503), and the password is in no 
   const res = await app.inject({ url: '/me', headers: { authorization: basicHeader('alice', 'S3cret-Passw0rd') } })
   t.equal(res.statusCode, 503)
   t.equal(res.json().code, 'APP_STORE_DOWN')
+  t.equal(res.json().message, 'Service Unavailable', 'a store\'s message may quote what it was given: not kept')
+  t.match(lines.join('\n'), 'UserStore.verify threw HttpError 503 APP_STORE_DOWN')
   t.notMatch(res.body, 'S3cret-Passw0rd')
   t.notMatch(lines.join('\n'), 'S3cret-Passw0rd', 'not in the message, the stack or the driver\'s parameters')
 })

@@ -41,6 +41,8 @@ export const NOT_SIGNED_IN = 'GATEHOUSE_SERVER_NOT_SIGNED_IN'
 export const ACCOUNT_NOT_USER = 'GATEHOUSE_SERVER_ACCOUNT_NOT_USER'
 /** A password change without its fields, or whose confirmation differs (400). */
 export const BAD_PASSWORD_CHANGE = 'GATEHOUSE_SERVER_BAD_PASSWORD_CHANGE'
+/** A password change whose new password is the current one (400); checked before the current password, so no attempt is counted. D-PASSWORD-10. */
+export const SAME_PASSWORD = 'GATEHOUSE_SERVER_SAME_PASSWORD'
 /** A password change whose current password is wrong (403); counted by the lockout like a failed sign-in. */
 export const WRONG_PASSWORD = 'GATEHOUSE_SERVER_WRONG_PASSWORD'
 /** A password change overtaken by another change of the same user (a newer password, a disable, a delete) (409); the caller is signed out. */
@@ -116,6 +118,10 @@ export function accountNotUser (detail: string): HttpError {
 
 export function badPasswordChange (detail: string): HttpError {
   return new HttpError(400, detail, { code: BAD_PASSWORD_CHANGE })
+}
+
+export function samePassword (): HttpError {
+  return new HttpError(400, 'new_password is the current password; choose another', { code: SAME_PASSWORD })
 }
 
 export function wrongPassword (): HttpError {

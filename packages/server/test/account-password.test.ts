@@ -172,3 +172,24 @@ test('a user disabled between the check and the change: 409 GATEHOUSE_SERVER_PAS
   t.match(res.json(), { code: 'GATEHOUSE_SERVER_PASSWORD_CONFLICT' })
   t.match(String(res.headers['set-cookie']), /session_id=;.*Max-Age=0/i, 'the cookie is cleared')
 })
+
+test('a new password equal to the current one is refused (400 GATEHOUSE_SERVER_SAME_PASSWORD), compared as hashed (NFC); nothing changes, no attempt is counted', async (t) => {
+  const server = await accountServer({ maxAttempts: 1 })
+  t.teardown(() => server.close())
+  const cookie = await injectSignIn(server, 'alice', 'alice-pass')
+  const other = await injectSignIn(server, 'alice', 'alice-pass')
+  const same = await change(server, { cookie }, { current_password: 'alice-pass', new_password: 'alice-pass' })
+  t.equal(same.statusCode, 400)
+  t.same(same.json(), { statusCode: 400, code: 'GATEHOUSE_SERVER_SAME_PASSWORD', error: 'Bad Request', message: 'new_password is the current password; choose another' })
+  // A decomposed é is the same password once normalised, as it is hashed (D-PASSWORD-09); and a wrong
+  // current password equal to the new one is refused the same way, before the lockout sees it.
+  const decomposed = await change(server, { cookie }, { current_password: 'caf\u00e9-lilac-2931', new_password: 'cafe\u0301-lilac-2931' })
+  t.same([decomposed.statusCode, decomposed.json().code], [400, 'GATEHOUSE_SERVER_SAME_PASSWORD'], 'NFC-equal')
+  const page = await form(server, cookie, { current_password: 'alice-pass', new_password: 'alice-pass', new_password_confirm: 'alice-pass' })
+  t.equal(page.statusCode, 303)
+  t.equal(page.headers.location, '/_server/account?error=same-password', 'a form goes back to the page with the code')
+  const shown = await server.inject({ url: page.headers.location as string, headers: { cookie, accept: 'text/html' } })
+  t.match(shown.body, 'The new password is your current one; choose another.')
+  t.equal((await server.inject({ url: '/whoami', headers: { cookie: other } })).json().auth?.identity, 'alice', 'no session ended')
+  t.equal((await server.inject({ method: 'POST', url: '/_server/login', payload: { identity: 'alice', password: 'alice-pass' } })).statusCode, 200, 'the password is unchanged and, with maxAttempts 1, no attempt was counted')
+})

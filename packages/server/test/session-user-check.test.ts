@@ -15,7 +15,7 @@ test('userSessionCheck: password sessions follow the user; other sessions keep t
   const users = new MemoryUserStore({ scrypt: FAST })
   await users.add('alice', { password: 'pw-alice', tags: 'member' })
   const { stamp } = (await users.verify('alice', 'pw-alice'))!
-  const check = userSessionCheck(users)
+  const check = userSessionCheck(users, 5000)
   t.same(await check('alice', record('password', stamp)), { tags: ['member'], stamp }, 'the current tags')
   t.equal(await check('alice', record('password', 'another-stamp')), null, 'signed in with another password')
   t.equal(await check('alice', record('password', null)), null, 'no stamp')
@@ -31,15 +31,15 @@ test('userSessionCheck: password sessions follow the user; other sessions keep t
 test('withUserCheck adds the check to any session setting that is on, and keeps one of the caller\'s own', async (t) => {
   const users = new MemoryUserStore()
   const own = (): null => null
-  t.equal(withUserCheck(true, undefined), true, 'no users: unchanged')
-  t.equal(withUserCheck(false, users), false)
-  t.equal(withUserCheck('off', users), 'off')
+  t.equal(withUserCheck(true, undefined, 5000), true, 'no users: unchanged')
+  t.equal(withUserCheck(false, users, 5000), false)
+  t.equal(withUserCheck('off', users, 5000), 'off')
   for (const setting of [true, 'on', { cookieName: 'sid' }] as const) {
-    const result = withUserCheck(setting, users) as Record<string, unknown>
+    const result = withUserCheck(setting, users, 5000) as Record<string, unknown>
     t.type(result.checkIdentity, 'function', JSON.stringify(setting))
   }
-  t.match(withUserCheck({ cookieName: 'sid' }, users), { cookieName: 'sid' }, 'other options kept')
-  t.equal((withUserCheck({ checkIdentity: own }, users) as Record<string, unknown>).checkIdentity, own)
+  t.match(withUserCheck({ cookieName: 'sid' }, users, 5000), { cookieName: 'sid' }, 'other options kept')
+  t.equal((withUserCheck({ checkIdentity: own }, users, 5000) as Record<string, unknown>).checkIdentity, own)
 })
 
 test('a UserStore without standing() is a boot error naming it', async (t) => {

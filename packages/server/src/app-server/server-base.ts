@@ -1,7 +1,7 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyPluginAsync, type InjectOptions, type LightMyRequestResponse } from 'fastify'
 import type { TObject } from '@sinclair/typebox'
 import { extendOptions, middlewareChain, trackRouteRules, type ComponentSetting, type Recipe } from '@fastify-gatehouse/core'
-import { passwordPolicyDefaults, type ApiKeyStore, type AuthOptions, type LockoutStore, type ResolvedPasswordPolicy, type UserStore } from '@fastify-gatehouse/auth'
+import { CALLBACK_TIMEOUT_SECONDS, passwordPolicyDefaults, type ApiKeyStore, type AuthOptions, type LockoutStore, type ResolvedPasswordPolicy, type UserStore } from '@fastify-gatehouse/auth'
 import type { SessionStore } from '@fastify-gatehouse/session'
 import { clientErrorHandler, RedactingLogController } from '@fastify-gatehouse/logging'
 import { allComponents } from '../components.js'
@@ -166,7 +166,9 @@ export class ServerBase {
     // Password sessions follow their user (disabled, deleted, re-tagged, new password): D-SESSION-10.
     // D-SERVER-04: errors and session are always on; login defaults to false.
     const sessionSetting = middleware.session ?? (options.session as Record<string, unknown> | undefined) ?? true
-    const session = withUserCheck(sessionStore === undefined ? sessionSetting : withStore(sessionSetting, sessionStore), users)
+    // The login's callbackTimeout limits the per-request standing check too (checked with the login options below).
+    const timeoutMs = (options.serverApp.login?.callbackTimeout ?? CALLBACK_TIMEOUT_SECONDS) * 1000
+    const session = withUserCheck(sessionStore === undefined ? sessionSetting : withStore(sessionSetting, sessionStore), users, timeoutMs)
     const csrf = csrfSetting(middleware.csrf, session !== false && session !== 'off', typeof session === 'object' ? session.cookieName : undefined)
     const recipe: Recipe = {
       middleware: {

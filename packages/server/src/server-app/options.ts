@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox'
 import { invalidTag, invalidTagMessage, isPlainObject, parseTags, validateOptions } from '@fastify-gatehouse/core'
-import { LOCKOUT_LIMITS, type LockoutStore } from '@fastify-gatehouse/auth'
+import { CALLBACK_TIMEOUT_LIMITS, CALLBACK_TIMEOUT_SECONDS, LOCKOUT_LIMITS, type LockoutStore } from '@fastify-gatehouse/auth'
 import { GATEHOUSE_SERVER_INVALID_OPTIONS } from '../errors.js'
 
 // The options of the login methods: `serverApp.login` (PasswordMethod) and
@@ -19,6 +19,13 @@ export interface LoginOptions {
   resetAfter?: number
   /** Where counters live. Default: a `MemoryLockoutStore` (one process). */
   store?: LockoutStore
+  /**
+   * Seconds each call of the user store (`verify`, `setPassword`) and of the
+   * lockout store may take; past it the sign-in or password change gets 503
+   * `GATEHOUSE_AUTH_CALLBACK_TIMEOUT`. From 0.001 to 300; the auth option
+   * of the same name. Default: 5.
+   */
+  callbackTimeout?: number
 }
 
 /** {@link LoginOptions} with the defaults applied; `store` undefined means a new `MemoryLockoutStore`. */
@@ -28,6 +35,7 @@ export interface ResolvedLoginOptions {
   readonly addressMaxAttempts: number
   readonly resetAfter: number
   readonly store: LockoutStore | undefined
+  readonly callbackTimeout: number
 }
 
 export const loginDefaults: ResolvedLoginOptions = Object.freeze({
@@ -36,7 +44,8 @@ export const loginDefaults: ResolvedLoginOptions = Object.freeze({
   // 4 × maxAttempts when maxAttempts is set.
   addressMaxAttempts: 20,
   resetAfter: 3600,
-  store: undefined
+  store: undefined,
+  callbackTimeout: CALLBACK_TIMEOUT_SECONDS
 })
 
 /**
@@ -51,7 +60,8 @@ export const loginOptionsSchema = Type.Object({
   backoff: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: LOCKOUT_LIMITS.backoff })),
   addressMaxAttempts: Type.Optional(Type.Integer({ minimum: 1, maximum: LOCKOUT_LIMITS.maxAttempts })),
   resetAfter: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: LOCKOUT_LIMITS.resetAfter })),
-  store: Type.Optional(Type.Unsafe<LockoutStore>(Type.Object({})))
+  store: Type.Optional(Type.Unsafe<LockoutStore>(Type.Object({}))),
+  callbackTimeout: Type.Optional(Type.Number({ minimum: CALLBACK_TIMEOUT_LIMITS.min, maximum: CALLBACK_TIMEOUT_LIMITS.max }))
 }, { additionalProperties: false })
 
 const LOCKOUT_METHODS = ['lockedFor', 'claim', 'recordFailure', 'refund', 'reset']
@@ -69,7 +79,8 @@ export function resolveLoginOptions (options: LoginOptions = {}, label = 'server
     backoff: options.backoff ?? loginDefaults.backoff,
     addressMaxAttempts: options.addressMaxAttempts ?? Math.min(maxAttempts * 4, LOCKOUT_LIMITS.maxAttempts),
     resetAfter: options.resetAfter ?? loginDefaults.resetAfter,
-    store
+    store,
+    callbackTimeout: options.callbackTimeout ?? loginDefaults.callbackTimeout
   })
 }
 

@@ -1,4 +1,4 @@
-import { addressKey, MemoryLockoutStore, type LockoutPolicy, type LockoutStore, type UserStore, type VerifiedUser } from '@fastify-gatehouse/auth'
+import { addressKey, callOut, lockoutCall, MemoryLockoutStore, type LockoutPolicy, type LockoutStore, type UserStore, type VerifiedUser } from '@fastify-gatehouse/auth'
 import type { ResolvedLoginOptions } from './options.js'
 
 /** What a password check came to: the user, a wrong password (counted), or a lock (nothing checked). */
@@ -17,6 +17,13 @@ interface Attempt { identityKey: string, addressKey: string, retryAfter: number 
  * is verified and settled after, so no more than `maxAttempts` passwords
  * are verified per window under any concurrency, on any instance sharing
  * the lockout store.
+ *
+ * Every call of the user store and the lockout store has
+ * `callbackTimeout` to answer (503 `GATEHOUSE_AUTH_CALLBACK_TIMEOUT`), and
+ * what one throws is replaced by a fresh error naming only its class,
+ * status and code: it may quote the password (D-AUTH-62, D-AUTH-63). A
+ * lockout store that fails is a coded 503, before the check as after it
+ * (D-LOCKOUT-08).
  */
 export class PasswordCheck {
   readonly users: UserStore
@@ -24,15 +31,25 @@ export class PasswordCheck {
   readonly #identityPolicy: LockoutPolicy
   readonly #addressPolicy: LockoutPolicy
   readonly #now: () => number
+  readonly #timeoutMs: number
 
   constructor (users: UserStore, login: ResolvedLoginOptions, now: () => number = Date.now) {
     const { maxAttempts, backoff, addressMaxAttempts, resetAfter, store } = login
+    this.#timeoutMs = login.callbackTimeout * 1000
     this.users = users
     this.#store = store ?? new MemoryLockoutStore()
     this.#identityPolicy = { maxAttempts, backoff, resetAfter }
     // D-LOCKOUT-01: one office NAT is not locked by a few typos; one address cannot lock many accounts.
     this.#addressPolicy = { maxAttempts: addressMaxAttempts, backoff, resetAfter }
     this.#now = now
+  }
+
+  /**
+   * Calls the user store (`UserStore.<method>`) within the limit; a throw
+   * becomes a fresh error without its message (it may quote a password).
+   */
+  callUsers<T> (method: 'verify' | 'setPassword', fn: (users: UserStore) => Promise<T>): T | Promise<T> {
+    return callOut(`UserStore.${method}`, this.#timeoutMs, () => fn(this.users))
   }
 
   /** Checks `password` of `identity` asked from `address` (the client's), under the lockout. */
@@ -51,15 +68,16 @@ export class PasswordCheck {
    */
   async #claim (identity: string, address: string): Promise<Attempt> {
     const attempt = { identityKey: `identity:${identity}`, addressKey: addressKey(address), retryAfter: 0 }
-    attempt.retryAfter = await this.#store.claim(attempt.addressKey, this.#addressPolicy, this.#now())
+    const ms = this.#timeoutMs
+    attempt.retryAfter = await lockoutCall('claim', ms, () => this.#store.claim(attempt.addressKey, this.#addressPolicy, this.#now()))
     if (attempt.retryAfter > 0) return attempt
     try {
-      attempt.retryAfter = await this.#store.claim(attempt.identityKey, this.#identityPolicy, this.#now())
+      attempt.retryAfter = await lockoutCall('claim', ms, () => this.#store.claim(attempt.identityKey, this.#identityPolicy, this.#now()))
     } catch (err) {
-      await settle(this.#store.refund(attempt.addressKey, this.#addressPolicy, this.#now()))
+      await settle(() => this.#refundAddress(attempt))
       throw err
     }
-    if (attempt.retryAfter > 0) await settle(this.#store.refund(attempt.addressKey, this.#addressPolicy, this.#now()))
+    if (attempt.retryAfter > 0) await settle(() => this.#refundAddress(attempt))
     return attempt
   }
 
@@ -74,31 +92,38 @@ export class PasswordCheck {
   async #verify (attempt: Attempt, identity: string, password: string): Promise<VerifiedUser | null> {
     let user: VerifiedUser | null
     try {
-      user = await this.users.verify(identity, password)
+      user = await this.callUsers('verify', async (users) => await users.verify(identity, password))
     } catch (err) {
-      // The outcome is unknown: settle as a failure, never as a free attempt.
-      await this.#failed(attempt)
+      // The outcome is unknown: settle as a failure, never as a free attempt;
+      // not awaited, so a hung store costs the caller one limit, not three.
+      settle(() => this.#failed(attempt)) // never rejects
       throw err
     }
     if (user === null) {
       await this.#failed(attempt)
       return null
     }
-    await this.#store.reset(attempt.identityKey)
-    await this.#store.refund(attempt.addressKey, this.#addressPolicy, this.#now())
+    // D-LOCKOUT-08: a store that fails here is a coded 503, as before the check.
+    await lockoutCall('reset', this.#timeoutMs, () => this.#store.reset(attempt.identityKey))
+    await this.#refundAddress(attempt)
     return user
+  }
+
+  async #refundAddress (attempt: Attempt): Promise<void> {
+    await lockoutCall('refund', this.#timeoutMs, () => this.#store.refund(attempt.addressKey, this.#addressPolicy, this.#now()))
   }
 
   async #failed (attempt: Attempt): Promise<void> {
     const now = this.#now()
-    await this.#store.recordFailure(attempt.identityKey, this.#identityPolicy, now)
-    await this.#store.recordFailure(attempt.addressKey, this.#addressPolicy, now)
+    const ms = this.#timeoutMs
+    await lockoutCall('recordFailure', ms, () => this.#store.recordFailure(attempt.identityKey, this.#identityPolicy, now))
+    await lockoutCall('recordFailure', ms, () => this.#store.recordFailure(attempt.addressKey, this.#addressPolicy, now))
   }
 }
 
-/** Waits for a settling call whose failure must not hide the error being reported. */
-async function settle (call: unknown): Promise<void> {
+/** Runs a settling call whose failure (thrown or rejected) must not hide the error being reported. */
+async function settle (call: () => unknown): Promise<void> {
   try {
-    await call
+    await call()
   } catch {}
 }

@@ -47,6 +47,7 @@ function errorMessage (query: AccountQuery, policy: ResolvedPasswordPolicy): str
   switch (query.error) {
     case 'missing': return 'Enter your current password and a new one.'
     case 'mismatch': return 'The new password and its confirmation differ.'
+    case 'same-password': return 'The new password is your current one; choose another.'
     case 'wrong-password': return 'The current password is wrong.'
     case 'locked': {
       const wait = count(query.retry)

@@ -4,7 +4,7 @@ import type { FastifyReply } from 'fastify'
 export type AccountDone = 'password-changed' | 'session-revoked' | 'others-revoked'
 
 /** Why a form of the account page failed, as `?error=<code>`: a fixed set, never text from the request. */
-export type AccountError = 'missing' | 'mismatch' | 'wrong-password' | 'locked' | 'weak' | 'not-found' | 'conflict'
+export type AccountError = 'missing' | 'mismatch' | 'same-password' | 'wrong-password' | 'locked' | 'weak' | 'not-found' | 'conflict'
 
 /** Numbers and fixed words the page may show beside the code: `ended`, `retry`, the policy's `rule`. */
 export type AccountDetail = Readonly<Record<string, string | number>>

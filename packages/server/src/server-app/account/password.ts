@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import { errorForLog } from '@fastify-gatehouse/core'
 import { passwordProblem, type ResolvedPasswordPolicy } from '@fastify-gatehouse/auth'
-import { badPasswordChange, lockedOut, passwordConflict, weakPassword, wrongPassword } from '../../errors.js'
+import { badPasswordChange, lockedOut, passwordConflict, samePassword, weakPassword, wrongPassword } from '../../errors.js'
 import { isBrowserForm } from '../form-body.js'
 import type { PasswordCheck } from '../password-check.js'
 import { sessionCaller } from './caller.js'
@@ -31,7 +31,8 @@ export interface PasswordChangeContext {
  * password of the user store, within `freshFor` of the sign-in. The
  * current password goes through the login's lockout (429 while locked; a
  * wrong one is a counted failure, 403); the new one through the password
- * policy (400 naming the rule). Then the password is set, every password
+ * policy (400 naming the rule), and must differ from the current one (400
+ * `GATEHOUSE_SERVER_SAME_PASSWORD`). Then the password is set, every password
  * session of the identity ends (every instance sharing the store; an OIDC
  * sign-in of the same name is someone else's: D-SERVER-41), and the
  * caller's is signed in again under a new id with the new credential stamp
@@ -39,7 +40,6 @@ export interface PasswordChangeContext {
  */
 export function registerPasswordChange (app: FastifyInstance, context: PasswordChangeContext): void {
   const { passwords, policy, freshFor, prefix } = context
-  const { users } = passwords
   app.post<{ Body: PasswordBody }>('/account/password', { config: { fresh: freshFor }, schema: { body: PASSWORD_BODY } }, async (request, reply) => {
     const { session, identity } = sessionCaller(request)
     const browser = isBrowserForm(request.headers)
@@ -53,6 +53,9 @@ export function registerPasswordChange (app: FastifyInstance, context: PasswordC
     }
     // D-SERVER-26: optional; a form without JavaScript cannot compare the two itself.
     if (confirm !== undefined && confirm !== chosen) return refuse('mismatch', badPasswordChange('new_password_confirm differs from new_password'))
+    // D-PASSWORD-10: compared as they are hashed (NFC); the two fields of this
+    // request only, so nothing about the stored password is learnt, and no attempt is counted.
+    if (chosen.normalize('NFC') === current.normalize('NFC')) return refuse('same-password', samePassword())
     // Before the current password is checked: a refused choice costs no attempt.
     const problem = passwordProblem(chosen, identity, policy)
     if (problem !== null) return refuse('weak', weakPassword(problem), { rule: problem.rule })
@@ -65,7 +68,10 @@ export function registerPasswordChange (app: FastifyInstance, context: PasswordC
     // The stamp of the password set here, proven by the password itself: a
     // change overtaking this one (or a disable, a delete) leaves this caller
     // signed out rather than signed in under the other's stamp (D-SESSION-23).
-    const changed = await users.setPassword(identity, chosen) ? await users.verify(identity, chosen) : null
+    // Within callbackTimeout, and what a store throws never quotes the new password (D-AUTH-63).
+    const changed = await passwords.callUsers('setPassword', async (users) => await users.setPassword(identity, chosen))
+      ? await passwords.callUsers('verify', async (users) => await users.verify(identity, chosen))
+      : null
     if (changed === null) {
       session.logout()
       return refuse('conflict', passwordConflict())

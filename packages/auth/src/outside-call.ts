@@ -1,0 +1,135 @@
+import { HttpError, isThenable } from '@fastify-gatehouse/core'
+import { callbackTimedOut, GATEHOUSE_AUTH_CALLBACK_FAILED } from './errors.js'
+import { HookTimeout, settleWithin } from './settle-within.js'
+
+// Calls out of Gatehouse into code it does not own: a function of the
+// options (`basic.validate`, `bearer.auth`) or a store (`UserStore.verify`,
+// `LockoutStore.claim`…). Each has a time limit, and what it throws never
+// reaches a log or a response as it is: it may hold the credential it was
+// given, in any encoding (JSON-escaped, URL-encoded, base64 of user:pass),
+// so it is replaced, not scrubbed. D-AUTH-62, D-AUTH-63.
+
+/** The default time limit of a call out, in seconds (`callbackTimeout`). */
+export const CALLBACK_TIMEOUT_SECONDS = 5
+
+/** The bounds of `callbackTimeout`, in seconds: a millisecond (tests) to five minutes. */
+export const CALLBACK_TIMEOUT_LIMITS = Object.freeze({ min: 0.001, max: 300 })
+
+/** What a failure of a call out becomes when the thrown value is not an `HttpError`. */
+export type OtherFailure = (call: string, facts: string, status: number | undefined) => Error
+
+/** How a failed call out is answered. */
+export interface FailureOptions {
+  /** What a thrown value other than an `HttpError` becomes. Default: {@link callbackFailed}. */
+  readonly other?: OtherFailure
+  /**
+   * Whether a thrown `HttpError` keeps its message: yes for a function of
+   * the options (the app wrote it for the caller, D-AUTH-45); no for a
+   * store, whose message may quote what it was given, unless its code is
+   * Gatehouse's own (the Redis and PostgreSQL stores' fixed sentences).
+   * Default: false.
+   */
+  readonly keepMessage?: boolean
+}
+
+const CLASS_NAME = /^[A-Za-z_$][\w$]{0,63}$/
+const CODE = /^[\w.-]{1,64}$/
+
+function read (value: object, key: string): unknown {
+  try {
+    return (value as Record<string, unknown>)[key]
+  } catch {
+    return undefined
+  }
+}
+
+function statusOf (thrown: object): number | undefined {
+  const status = read(thrown, 'statusCode') ?? read(thrown, 'status')
+  return typeof status === 'number' && Number.isInteger(status) && status >= 400 && status <= 599 ? status : undefined
+}
+
+/**
+ * The facts of a thrown value that are safe to log: its class name, its
+ * status and its code (each only when it has the shape of one), and those
+ * of its causes; never its message, stack or other fields, where the
+ * credential it was given may sit. `TypeError`, `HttpError 503
+ * GATEHOUSE_POSTGRES_UNAVAILABLE, caused by DatabaseError 57P01`.
+ */
+export function safeFacts (thrown: unknown, depth = 0): string {
+  if (thrown === null || (typeof thrown !== 'object' && typeof thrown !== 'function')) return thrown === null ? 'null' : `a ${typeof thrown}`
+  let name: unknown
+  try {
+    name = (Object.getPrototypeOf(thrown) as { constructor?: { name?: unknown } } | null)?.constructor?.name
+  } catch {}
+  const facts = [typeof name === 'string' && CLASS_NAME.test(name) ? name : 'an object']
+  const status = statusOf(thrown)
+  if (status !== undefined) facts.push(String(status))
+  const code = read(thrown, 'code')
+  if ((typeof code === 'string' && CODE.test(code)) || (typeof code === 'number' && Number.isInteger(code))) facts.push(String(code))
+  const cause = read(thrown, 'cause')
+  const more = cause !== undefined && depth < 2 ? `, caused by ${safeFacts(cause, depth + 1)}` : ''
+  return facts.join(' ') + more
+}
+
+// Gatehouse's own stores answer fixed sentences under these codes.
+const OWN_CODE = /^GATEHOUSE_[A-Z0-9_]+$/
+
+/**
+ * A fresh error for a call out that threw: a thrown `HttpError` keeps its
+ * status, code and headers, and its message with `keepMessage` or a code
+ * of Gatehouse's own (else the status text); anything else becomes
+ * `other` (by default 500 `GATEHOUSE_AUTH_CALLBACK_FAILED`, or the 5xx
+ * status it carried). Either way the only cause is {@link safeFacts}.
+ */
+export function failedCall (call: string, thrown: unknown, options: FailureOptions = {}): Error {
+  const facts = safeFacts(thrown)
+  if (isHttpError(thrown)) {
+    const keep = options.keepMessage === true || (thrown.code !== undefined && OWN_CODE.test(thrown.code))
+    return new HttpError(thrown.statusCode, keep ? thrown.message : undefined, {
+      headers: thrown.headers,
+      ...(thrown.code === undefined ? {} : { code: thrown.code }),
+      cause: new Error(`${call} threw ${facts}`)
+    })
+  }
+  const status = thrown !== null && typeof thrown === 'object' ? statusOf(thrown) : undefined
+  return (options.other ?? callbackFailed)(call, facts, status)
+}
+
+// A thrown Proxy may throw from the instanceof check itself.
+function isHttpError (thrown: unknown): thrown is HttpError {
+  try {
+    return thrown instanceof HttpError
+  } catch {
+    return false
+  }
+}
+
+/** 500 `GATEHOUSE_AUTH_CALLBACK_FAILED` (or the 5xx status the thrown error carried), naming the call and the facts. */
+export function callbackFailed (call: string, facts: string, status: number | undefined): Error {
+  const failed = new GATEHOUSE_AUTH_CALLBACK_FAILED(call, `threw ${facts}`)
+  if (status !== undefined && status >= 500) failed.statusCode = status
+  return failed
+}
+
+/**
+ * Calls `fn` (named `call` in the log) with a limit of `ms`: its answer,
+ * synchronously when it answers synchronously; or a throw or rejection with
+ * a fresh error: 503 `GATEHOUSE_AUTH_CALLBACK_TIMEOUT` when the limit
+ * passed (a late answer is ignored), else {@link failedCall}'s.
+ */
+export function callOut<T> (call: string, ms: number, fn: () => T | PromiseLike<T>, options?: FailureOptions): T | Promise<T> {
+  let answer: T | PromiseLike<T>
+  let pending: Promise<T> | undefined
+  try {
+    answer = fn()
+    // Inside the try: reading a hostile answer's `then` may throw too.
+    if (isThenable(answer)) pending = Promise.resolve(answer)
+  } catch (err) {
+    throw failedCall(call, err, options)
+  }
+  if (pending === undefined) return answer as T
+  return settleWithin(pending, ms, call).catch((err: unknown): never => {
+    if (err instanceof HookTimeout) throw callbackTimedOut(err)
+    throw failedCall(call, err, options)
+  })
+}

@@ -1,0 +1,98 @@
+// Issue 25, item 3: an error a UserStore throws on POST /_server/login or on
+// the account's password change was logged at error level with the password
+// in clear. What a store throws may quote the password in any encoding; it
+// never reaches a log line or a response now (D-AUTH-63). Fastify's logger at
+// trace, the access log with headers and queries.
+import { test } from 'tap'
+import type { FastifyBaseLogger } from 'fastify'
+import pino from 'pino'
+import { HttpError } from '@fastify-gatehouse/core'
+import type { UserStore } from '@fastify-gatehouse/auth'
+import { AppServer } from '@fastify-gatehouse/server'
+import { accountUsers, cookieFrom } from '../helpers/account.js'
+
+const secret = (n: number): string => `Qx"7 wörd/+&=%\\é-${n}`
+const forms = (password: string): Record<string, string> => ({
+  raw: password,
+  'JSON-escaped': JSON.stringify(password).slice(1, -1),
+  'URL-encoded': encodeURIComponent(password),
+  'form-encoded': new URLSearchParams({ p: password }).toString().slice(2),
+  'base64 of identity:password': Buffer.from(`alice:${password}`).toString('base64'),
+  'base64 of the password': Buffer.from(password).toString('base64')
+})
+
+/** The errors a driver or a store of yours may throw about a call it was given `password` in. */
+function leakyError (password: string, n: number): unknown {
+  const errors = [
+    Object.assign(new Error(`query failed: ${JSON.stringify({ identity: 'alice', password })}`), { code: 'ECONNRESET', parameters: ['alice', password], detail: encodeURIComponent(password) }),
+    new TypeError('lookup failed', { cause: new Error(`alice:${password} as ${Buffer.from(`alice:${password}`).toString('base64')}`) }),
+    Object.assign(new HttpError(503, 'The user store is down', { code: 'APP_DOWN', cause: password }), { values: [password] })
+  ]
+  return errors[n % errors.length]
+}
+
+test('an error a UserStore throws at sign-in or password change never shows the password, in any encoding, in a log line or a response', async (t) => {
+  const lines: string[] = []
+  const leaking = new Set<string>()
+  let n = 0
+  const users = await accountUsers()
+  const store = new Proxy(users, {
+    get (target, key) {
+      const value = Reflect.get(target, key, target) as unknown
+      if (key === 'verify' || key === 'setPassword') {
+        return async (identity: string, password: string) => {
+          if (leaking.has(password)) throw leakyError(password, n++)
+          return await (value as (i: string, p: string) => Promise<unknown>).call(target, identity, password)
+        }
+      }
+      return typeof value === 'function' ? value.bind(target) : value
+    }
+  }) as UserStore
+  const server = new AppServer({
+    logger: pino({ level: 'trace' }, { write: (l: string) => { lines.push(l) } }) as FastifyBaseLogger,
+    users: store,
+    session: {},
+    // Each failure counts as a failed sign-in: room for all of them.
+    serverApp: { login: { maxAttempts: 1000 } },
+    middleware: { logging: { includeHeaders: true, includeQuery: true } }
+  })
+  t.teardown(() => server.close())
+  const base = await server.serve('127.0.0.1', 0)
+  const responses: string[] = []
+  const send = async (path: string, body: string, type: string, headers: Record<string, string> = {}): Promise<number> => {
+    const res = await fetch(`${base}${path}`, { method: 'POST', headers: { 'content-type': type, ...headers }, body, redirect: 'manual' })
+    responses.push(`${JSON.stringify([...res.headers])}\n${await res.text()}`)
+    return res.status
+  }
+  const json = 'application/json'
+  const form = 'application/x-www-form-urlencoded'
+  const signIn = await fetch(`${base}/_server/login`, { method: 'POST', headers: { 'content-type': json }, body: JSON.stringify({ identity: 'alice', password: 'alice-pass' }) })
+  const cookie = cookieFrom(signIn.headers.getSetCookie())!
+
+  const secrets = [1, 2, 3, 4, 5, 6, 7, 8].map(secret)
+  secrets.forEach((s) => leaking.add(s))
+  const statuses = [
+    // POST /_server/login, JSON and form (the page without JavaScript).
+    await send('/_server/login', JSON.stringify({ identity: 'alice', password: secrets[0] }), json),
+    await send('/_server/login', new URLSearchParams({ identity: 'alice', password: secrets[1]!, next: '/' }).toString(), form, { accept: 'text/html' }),
+    await send('/_server/login', JSON.stringify({ identity: 'alice', password: secrets[2] }), json),
+    // The password change: the current password (verify), the new one (setPassword), JSON and form.
+    await send('/_server/account/password', JSON.stringify({ current_password: secrets[3], new_password: 'lilac-kestrel-2931' }), json, { cookie }),
+    await send('/_server/account/password', new URLSearchParams({ current_password: secrets[4]!, new_password: 'lilac-kestrel-2931' }).toString(), form, { cookie, accept: 'text/html' }),
+    await send('/_server/account/password', JSON.stringify({ current_password: 'alice-pass', new_password: secrets[5] }), json, { cookie }),
+    await send('/_server/account/password', new URLSearchParams({ current_password: 'alice-pass', new_password: secrets[6]! }).toString(), form, { cookie, accept: 'text/html' }),
+    await send('/_server/account/password', JSON.stringify({ current_password: 'alice-pass', new_password: secrets[7] }), json, { cookie })
+  ]
+  t.ok(statuses.every((s) => s >= 500), `each call failed in the store: ${statuses.join(' ')}`)
+  t.ok(n >= 8, `the store threw ${n} times`)
+  const logged = lines.join('\n')
+  t.match(logged, 'UserStore.verify threw Error ECONNRESET', 'what is logged: the call, the class and the code')
+  t.match(logged, /UserStore\.setPassword threw (TypeError|HttpError 503 APP_DOWN|Error ECONNRESET)/)
+  const answered = responses.join('\n')
+  for (const password of secrets) {
+    for (const [form, value] of Object.entries(forms(password))) {
+      t.notOk(logged.includes(value), `${password.slice(-2)}: the ${form} password is in no log line`)
+      t.notOk(answered.includes(value), `${password.slice(-2)}: the ${form} password is in no response`)
+    }
+  }
+})
