@@ -14,6 +14,7 @@ export { declaredRoutes, trackRouteRules, type DeclaredRoute } from './rule-cove
 export { anonymousRefusal, kAuthAccepts } from './anonymous-refusal.js'
 export type { AuthAccepts } from './anonymous-refusal.js'
 export { AuthRuleSyntaxError, compileAuthRule } from './auth-rule.js'
+export { setDefaultAuthRule } from './default-auth-rule.js'
 // The `authRule` and `fresh` route options (declaration merging into Fastify's types; D-RULES-05).
 export type {} from './route-rules.js'
 export { routeNeedsCaller } from './route-rules.js'
