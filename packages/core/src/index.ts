@@ -11,7 +11,7 @@ export { formatChallenge, quoteString } from './challenge.js'
 export { ensureScope } from './scope.js'
 export { brandClass, processWide } from './shared-identity.js'
 export { declaredRoutes, trackRouteRules, type DeclaredRoute } from './rule-coverage.js'
-export { anonymousRefusal, kAuthAccepts } from './anonymous-refusal.js'
+export { anonymousRefusal, kAuthAccepts, signInWith } from './anonymous-refusal.js'
 export type { AuthAccepts } from './anonymous-refusal.js'
 export { AuthRuleSyntaxError, compileAuthRule } from './auth-rule.js'
 export { setDefaultAuthRule } from './default-auth-rule.js'
@@ -57,6 +57,7 @@ export {
   GATEHOUSE_CORE_CONFIG_FILE,
   GATEHOUSE_CORE_DUPLICATE_COMPONENT,
   GATEHOUSE_CORE_FORBIDDEN,
+  GATEHOUSE_CORE_SCHEME_NOT_ACCEPTED,
   GATEHOUSE_CORE_INVALID_AUTH_RULE,
   GATEHOUSE_CORE_INVALID_AUTH_RULE_SYNTAX,
   GATEHOUSE_CORE_INVALID_AVATAR,

@@ -144,7 +144,7 @@ export function enforceRouteRules (app: FastifyInstance): void {
       // D-RULES-02: an anonymous caller never satisfies a rule, even a purely negative one.
       if (allows !== undefined && (caller === null || !allows(caller))) {
         // What auth accepts is read from the config only on this path (D-RULES-11).
-        done(caller === null ? anonymousRefusal(request.routeOptions.config) : new GATEHOUSE_CORE_FORBIDDEN())
+        done(caller === null ? anonymousRefusal(request.routeOptions.config, request.headers.authorization) : new GATEHOUSE_CORE_FORBIDDEN())
         return
       }
       if (maxAge !== undefined && !isFresh(caller, maxAge, Date.now())) {

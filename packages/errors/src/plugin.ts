@@ -9,6 +9,8 @@ import { resolveErrorsOptions, type ErrorsOptions } from './options.js'
 
 // A route rule's refusal: the page's own sentence says it all.
 const FORBIDDEN = 'GATEHOUSE_CORE_FORBIDDEN'
+// An anonymous caller whose Authorization header nothing read: told where to sign in instead (D-AUTH-73).
+const SCHEME_NOT_ACCEPTED = 'GATEHOUSE_CORE_SCHEME_NOT_ACCEPTED'
 
 // Headers an error may not carry over: the body is rewritten here.
 const BODY_HEADERS = new Set(['content-type', 'content-length', 'content-encoding', 'transfer-encoding'])
@@ -82,12 +84,12 @@ export const errors: FastifyPluginAsync<ErrorsOptions> = async function errors (
         reply.code(302).header('location', login).header('cache-control', 'no-store').send()
         return
       }
-      if (statusCode !== 401) login = undefined
+      if (statusCode !== 401 && described.code !== SCHEME_NOT_ACCEPTED) login = undefined
     }
 
     applyHeaders(reply, described.headers)
     if (maxAge !== undefined) reply.header('www-authenticate', reauthenticateChallenge(opts.realm, maxAge))
-    else if (login !== undefined && !reply.hasHeader('www-authenticate')) reply.header('www-authenticate', defaultChallenge)
+    else if (login !== undefined && statusCode === 401 && !reply.hasHeader('www-authenticate')) reply.header('www-authenticate', defaultChallenge)
     const stack = opts.debug && statusCode >= 500 && thrown instanceof Error ? thrown.stack : undefined
 
     reply.code(statusCode)
