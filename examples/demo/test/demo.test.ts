@@ -94,7 +94,7 @@ test('demo routes via inject', async (t) => {
   const account = await server.inject({ url: '/_server/account', headers: { accept: 'text/html', cookie: String(signIn.headers['set-cookie']).split(';')[0] } })
   t.equal(account.statusCode, 200)
   t.match(account.body, '<dt>Identity</dt><dd>admin</dd>', 'and shows the admin theirs')
-  t.same((await server.inject('/boom')).json(), { statusCode: 500, error: 'Internal Server Error', message: 'Internal Server Error' })
+  t.same((await server.inject('/boom')).json(), { statusCode: 500, code: 'GATEHOUSE_ERRORS_INTERNAL', error: 'Internal Server Error', message: 'Internal Server Error' })
   t.equal((await server.inject({ url: '/teapot', headers: { accept: 'text/html' } })).body, "418 I'm a Teapot: This server brews tea only")
   t.equal((await server.inject({ url: '/admin', headers: { accept: 'text/html' } })).headers.location, '/_server/login_page?next=%2Fadmin', 'browsers are sent to sign in')
   t.match(demo.apiKey, /^gak_/, 'a key is issued on first start')

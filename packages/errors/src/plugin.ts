@@ -2,7 +2,7 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import { errorForLog, formatChallenge, PAGE_HEADERS, pathWithoutQuery, reauthenticateChallenge, ReauthenticateError, Redirect, redactPath, redactText, safeNextPath } from '@fastify-gatehouse/core'
 import { acceptsHtml, acceptsJson } from './accept.js'
 import { describeError } from './describe-error.js'
-import { GATEHOUSE_ERRORS_NOT_FOUND } from './errors.js'
+import { GATEHOUSE_ERRORS_INTERNAL, GATEHOUSE_ERRORS_NOT_FOUND } from './errors.js'
 import { renderForbiddenPage } from './forbidden-page.js'
 import { loginUrl } from './login-url.js'
 import { resolveErrorsOptions, type ErrorsOptions } from './options.js'
@@ -114,7 +114,7 @@ export const errors: FastifyPluginAsync<ErrorsOptions> = async function errors (
 
   // If answering an error fails in turn, the caller still gets a bare 500:
   // never Fastify's fallback, which would show Node's internal message (D-ERRORS-09).
-  const BARE_500 = JSON.stringify({ statusCode: 500, error: 'Internal Server Error', message: 'Internal Server Error' })
+  const BARE_500 = JSON.stringify({ statusCode: 500, code: new GATEHOUSE_ERRORS_INTERNAL().code, error: 'Internal Server Error', message: 'Internal Server Error' })
   function sendSafely (thrown: unknown, request: FastifyRequest, reply: FastifyReply): void {
     try {
       send(thrown, request, reply)
