@@ -52,6 +52,8 @@ export { LruMap } from './lru-map.js'
 export { isPlainObject } from './plain-object.js'
 export { isThenable } from './maybe-promise.js'
 export type { MaybePromise } from './maybe-promise.js'
+export { bootWarning, WARNING_TYPE } from './boot-warning.js'
+export type { WarningLogger } from './boot-warning.js'
 export { errorForLog, redactHeaders, redactPath, redactQuery, redactText, REDACTED, safeString } from './redact.js'
 export {
   GATEHOUSE_CORE_CONFIG_FILE,
