@@ -26,25 +26,22 @@ async function processWarnings (run: () => Promise<void>, expected: number): Pro
   }
 }
 
+/** Boots an app with Fastify's default logger (none) and the two components out of order. */
+async function bootOutOfOrder (): Promise<void> {
+  const app = Fastify()
+  await app.register(second)
+  await app.register(first)
+  await app.ready()
+  await app.close()
+}
+
 test('logger: false (Fastify\'s default): the warning is a process warning with its code', async (t) => {
-  const warnings = await processWarnings(async () => {
-    const app = Fastify()
-    await app.register(second)
-    await app.register(first)
-    await app.ready()
-    await app.close()
-  }, 1)
+  const warnings = await processWarnings(bootOutOfOrder, 1)
   t.equal(warnings.length, 1)
   t.equal((warnings[0] as Error & { code?: string }).code, 'GATEHOUSE_CORE_LATE_COMPONENT')
   t.match(warnings[0]!.message, /^gatehouse: warn-first \(order 300\) was registered after warn-second \(order 400\)/)
 
-  const again = await processWarnings(async () => {
-    const app = Fastify()
-    await app.register(second)
-    await app.register(first)
-    await app.ready()
-    await app.close()
-  }, 0)
+  const again = await processWarnings(bootOutOfOrder, 0)
   t.same(again, [], 'the same warning once per process')
 })
 
