@@ -15,6 +15,7 @@ export class DemoApp extends RoutedApplication {
       try: {
         'GET /_server/account': 'your account page: who you are, change your password, where you are signed in, sign out (sign in first)',
         'GET /admin': 'needs the admin tag: sign in at /_server/login_page, or send the printed API key as a bearer token',
+        'GET /_server/users': 'the admin API (SUPERADMIN): curl -u admin:<the admin password>',
         'GET /boom': 'throws: a 500 that leaks nothing, and an ERROR access line',
         'GET /teapot': 'an HttpError'
       }
@@ -84,6 +85,8 @@ export async function startDemo (options: DemoOptions): Promise<Demo> {
       primary: new DemoApp(),
       users,
       tokens,
+      // Basic with the users' passwords, so the admin API answers curl -u (D-SERVER-50).
+      auth: { basic: { users } },
       // Sessions and lockout counters beside the users, shared by every instance.
       ...(options.database === undefined ? {} : { database: options.database }),
       ...(adminPassword === undefined ? {} : { adminPassword }),

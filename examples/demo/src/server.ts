@@ -2,6 +2,7 @@ import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { resolve } from 'node:path'
 import { parseArgs } from 'node:util'
+import { accessLines } from './access-lines.js'
 import { startDemo } from './app.js'
 import { LOCAL_IDP_USERS, startLocalIdp, type LocalIdp } from './local-idp.js'
 
@@ -104,13 +105,14 @@ try {
 if (externalUrl !== undefined) url = externalUrl.replace(/\/+$/, '')
 console.log(`Gatehouse demo ready at ${url}/  (data in ${database === undefined ? dataDir : `PostgreSQL at ${where(database.url)}, schema ${database.schema ?? 'gatehouse'}`}; Ctrl-C stops)`)
 console.log(`  sign in:   ${url}/_server/login_page?next=/admin`)
-if (demo.generatedAdminPassword !== undefined) {
-  console.log(`  admin password (shown once; set GATEHOUSE_ADMIN_PASSWORD to choose your own): ${demo.generatedAdminPassword}`)
-}
-if (demo.apiKey !== undefined) {
-  console.log(`  API key (shown once): ${demo.apiKey}`)
-  console.log(`  try:       curl -H 'Authorization: Bearer ${demo.apiKey}' ${url}/admin`)
-}
+for (const line of accessLines({
+  url,
+  generatedAdminPassword: demo.generatedAdminPassword,
+  adminPasswordFromEnv: process.env.GATEHOUSE_ADMIN_PASSWORD !== undefined,
+  apiKey: demo.apiKey,
+  // A URL with a password is never printed (the commands then read $GATEHOUSE_DATABASE_URL).
+  store: database === undefined ? { dataDir } : { url: new URL(database.url).password === '' ? database.url : undefined, schema: flags.schema }
+})) console.log(line)
 if (idp !== undefined) {
   console.log(`  local identity provider at ${idp.issuer} (oidc-provider, development only)`)
   console.log(`  sign in with it: ${url}/_server/login_page?next=/ → "Sign in with local"`)

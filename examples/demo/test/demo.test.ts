@@ -1,5 +1,5 @@
 import { test, type Test } from 'tap'
-import { spawn, type ChildProcess } from 'node:child_process'
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { readdirSync } from 'node:fs'
 import { userInfo } from 'node:os'
@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url'
 import pg from 'pg'
 import { startDemo } from '../src/app.js'
 import { collect, stopChild, waitForText } from '../../../test-helpers/child.js'
-import { eventually } from '../../../test-helpers/wait.js'
+import { eventually, HANG_CEILING_MS } from '../../../test-helpers/wait.js'
 import { needPostgres, postgresAnswers, testDatabase } from '../../../packages/postgres/test/helpers/postgres.js'
 
 const postgres = await needPostgres()
@@ -28,21 +28,59 @@ async function demoDatabase (): Promise<{ skip?: string }> {
 }
 
 const ENTRY = fileURLToPath(new URL('../src/server.ts', import.meta.url))
+const CLI = fileURLToPath(new URL('../../../packages/server/test/fixtures/gatehouse.ts', import.meta.url))
 
-/** Starts the demo's entry point with `args` (data in `dataDir`, the admin password set) and waits for its URL and API key. */
-async function runEntry (t: Test, args: string[], dataDir: string): Promise<{ child: ChildProcess, output: ReturnType<typeof collect>, ready: { url: string, key: string } }> {
+/** Starts the demo's entry point with `args` (data in `dataDir`, `env` added) and waits for the banner line `last`. */
+async function startEntry (t: Test, args: string[], dataDir: string, env: Record<string, string>, last: RegExp): Promise<{ child: ChildProcess, output: ReturnType<typeof collect>, url: string }> {
   const child = spawn(process.execPath, ['--import', 'tsx', '--conditions=gatehouse-src', ENTRY, ...args], {
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', GATEHOUSE_DEMO_DATA: dataDir, GATEHOUSE_ADMIN_PASSWORD: 'demo-keeper-pass' },
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', GATEHOUSE_DEMO_DATA: dataDir, ...env },
     stdio: ['ignore', 'pipe', 'pipe']
   })
   t.teardown(() => { if (child.exitCode === null) child.kill('SIGKILL') })
   const output = collect(child)
-  const ready = await waitForText(child, output, (text) => {
-    const url = /ready at (http:\/\/127\.0\.0\.1:\d+)\//.exec(text)?.[1]
-    const key = /API key \(shown once\): (gak_\S+)/.exec(text)?.[1]
-    return url !== undefined && key !== undefined ? { url, key } : undefined
-  }, { what: 'the demo\'s URL and API key' })
-  return { child, output, ready }
+  const url = await waitForText(child, output, (text) => {
+    const found = /ready at (http:\/\/127\.0\.0\.1:\d+)\//.exec(text)?.[1]
+    return found !== undefined && last.test(text) ? found : undefined
+  }, { what: 'the demo\'s banner' })
+  return { child, output, url }
+}
+
+/** Starts the demo's entry point with `args` (data in `dataDir`, the admin password set) and waits for its URL and API key. */
+async function runEntry (t: Test, args: string[], dataDir: string): Promise<{ child: ChildProcess, output: ReturnType<typeof collect>, ready: { url: string, key: string } }> {
+  const { child, output, url } = await startEntry(t, args, dataDir, { GATEHOUSE_ADMIN_PASSWORD: 'demo-keeper-pass' }, /try: {7}curl/)
+  const key = /API key \(shown once\): (gak_\S+)/.exec(output.all())![1]!
+  return { child, output, ready: { url, key } }
+}
+
+/** The command a banner line (`  <label>: <command>`) prints, or fails the test. */
+function printed (t: Test, output: string, label: string): string {
+  const line = output.split('\n').find((l) => l.includes(`${label}: `))
+  if (line === undefined) throw new Error(`no "${label}" line in:\n${output}`)
+  t.pass(`the banner prints ${label}`)
+  return line.slice(line.indexOf(`${label}: `) + label.length + 2).trim()
+}
+
+/** Runs a printed command line in a shell, as a user who copies it would; `gatehouse` through the CLI's sources (what the root script runs, without its build). */
+function shell (command: string, env: Record<string, string> = {}, input?: string): { code: number | null, stdout: string, stderr: string } {
+  const line = command.replace('npx -y pnpm@10.34.9 -s gatehouse', `${JSON.stringify(process.execPath)} --import tsx --conditions=gatehouse-src ${JSON.stringify(CLI)}`)
+  const run = spawnSync('sh', ['-c', line], { env: { ...process.env, ...env }, input: input ?? '', encoding: 'utf8', timeout: HANG_CEILING_MS })
+  return { code: run.status, stdout: run.stdout, stderr: run.stderr }
+}
+
+// The printed curl line, run by curl when the machine has it; else the same request by fetch.
+const hasCurl = spawnSync('sh', ['-c', 'command -v curl']).status === 0
+
+async function adminApi (command: string, env: Record<string, string> = {}): Promise<{ status: number, body: unknown }> {
+  if (hasCurl) {
+    const run = shell(`${command} -sS -w '\n%{http_code}'`, env)
+    const lines = run.stdout.trimEnd().split('\n')
+    const status = Number(lines.pop())
+    return { status, body: JSON.parse(lines.join('\n')) }
+  }
+  const [, quoted, url] = /^curl -u (.+) (\S+)$/.exec(command) ?? []
+  const credentials = shell(`printf %s ${quoted ?? ''}`, env).stdout
+  const res = await fetch(url!, { headers: { authorization: `Basic ${Buffer.from(credentials).toString('base64')}` } })
+  return { status: res.status, body: await res.json() }
 }
 
 test('demo routes via inject', async (t) => {
@@ -56,7 +94,7 @@ test('demo routes via inject', async (t) => {
   const account = await server.inject({ url: '/_server/account', headers: { accept: 'text/html', cookie: String(signIn.headers['set-cookie']).split(';')[0] } })
   t.equal(account.statusCode, 200)
   t.match(account.body, '<dt>Identity</dt><dd>admin</dd>', 'and shows the admin theirs')
-  t.same((await server.inject('/boom')).json(), { statusCode: 500, error: 'Internal Server Error', message: 'Internal Server Error' })
+  t.same((await server.inject('/boom')).json(), { statusCode: 500, code: 'GATEHOUSE_ERRORS_INTERNAL', error: 'Internal Server Error', message: 'Internal Server Error' })
   t.equal((await server.inject({ url: '/teapot', headers: { accept: 'text/html' } })).body, "418 I'm a Teapot: This server brews tea only")
   t.equal((await server.inject({ url: '/admin', headers: { accept: 'text/html' } })).headers.location, '/_server/login_page?next=%2Fadmin', 'browsers are sent to sign in')
   t.match(demo.apiKey, /^gak_/, 'a key is issued on first start')
@@ -84,10 +122,48 @@ test('the demo entry point: log in, call the admin route, use the printed API ke
   t.same(await (await fetch(`${ready.url}/admin`, { headers: { cookie } })).json(), { hello: 'admin', via: 'session' })
   t.same(await (await fetch(`${ready.url}/admin`, { headers: { authorization: `Bearer ${ready.key}` } })).json(), { hello: 'demo-ci', via: 'api_key' })
   t.equal((await fetch(`${ready.url}/admin`)).status, 403)
+  // Issue 25 item 15: the printed admin API line works as printed (the password from the environment).
+  const curl = printed(t, output.all(), 'admin API')
+  t.equal(curl, `curl -u "admin:$GATEHOUSE_ADMIN_PASSWORD" ${ready.url}/_server/users`)
+  const users = await adminApi(curl, { GATEHOUSE_ADMIN_PASSWORD: 'demo-keeper-pass' })
+  t.equal(users.status, 200, 'the admin API answers the printed line')
+  t.same((users.body as { users: Array<{ identity: string }> }).users.map((u) => u.identity), ['admin'])
   // The access line is written once the response is sent: polled.
   t.ok(await eventually(() => /"msg":"-> GET \/admin 200/.test(output.all())), 'access lines')
   t.equal(await stopChild(child, 'SIGTERM'), 0)
   t.notMatch(output.all(), /demo-keeper-pass/, 'the admin password is never logged')
+})
+
+test('first start prints a working admin API line; a second start prints no secret and how to get back in', async (t) => {
+  const dataDir = t.testdir({})
+  const first = await startEntry(t, [], dataDir, {}, /try: {7}curl/)
+  const password = /admin password \(shown once[^)]*\): (\S+)/.exec(first.output.all())![1]!
+  const curl = printed(t, first.output.all(), 'admin API')
+  t.equal(curl, `curl -u 'admin:${password}' ${first.url}/_server/users`, 'the generated password, quoted for the shell')
+  const users = await adminApi(curl)
+  t.equal(users.status, 200, 'the printed line reaches the admin API')
+  t.same((users.body as { users: Array<{ identity: string, tags: string[] }> }).users.map((u) => [u.identity, u.tags.includes('SUPERADMIN')]), [['admin', true]])
+  t.equal(await stopChild(first.child, 'SIGTERM'), 0)
+
+  const second = await startEntry(t, [], dataDir, {}, /API keys: /)
+  const banner = second.output.all()
+  t.notMatch(banner, password, 'the password is not shown again')
+  t.notMatch(banner, /gak_/, 'nor a key')
+  t.match(banner, 'admin password: shown on the first start only. Lost it? Start again with GATEHOUSE_ADMIN_PASSWORD=<new password>')
+  t.equal(printed(t, banner, 'admin API'), `curl -u 'admin:<the admin password>' ${second.url}/_server/users`)
+  // The printed ways back in work as printed, against the running demo.
+  const passwd = printed(t, banner, 'or set it with')
+  t.equal(passwd, `npx -y pnpm@10.34.9 -s gatehouse users passwd admin --store '${dataDir}'`)
+  const changed = shell(passwd, {}, 'a-fresh-keeper-passphrase\n')
+  t.equal(changed.code, 0, changed.stderr)
+  t.ok(await eventually(async () => (await adminApi(`curl -u 'admin:a-fresh-keeper-passphrase' ${second.url}/_server/users`)).status === 200), 'the new password reaches the admin API')
+  const issue = printed(t, banner, 'a new one')
+  t.equal(issue, `npx -y pnpm@10.34.9 -s gatehouse keys issue --label me --tags admin --store '${dataDir}'`)
+  const issued = shell(issue)
+  t.equal(issued.code, 0, issued.stderr)
+  const key = /gak_\S+/.exec(issued.stdout)?.[0]
+  t.ok(await eventually(async () => (await fetch(`${second.url}/admin`, { headers: { authorization: `Bearer ${key ?? ''}` } })).status === 200), 'the new key opens /admin')
+  t.equal(await stopChild(second.child, 'SIGTERM'), 0)
 })
 
 test('on PostgreSQL: the schema migrated on start, the data kept across starts', postgres, async (t) => {

@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify'
-import { Avatar, formatChallenge, HttpError, isThenable } from '@fastify-gatehouse/core'
+import { Avatar, formatChallenge, HttpError, isThenable, signInWith } from '@fastify-gatehouse/core'
 import { parseApiKey, type ApiKeyRecord, type ApiKeyStore } from './api-key.js'
 import { MAX_AUTHORIZATION_LENGTH, parseAuthorization } from './authorization-header.js'
 import type { BasicCredentialBackend, Outcome } from './basic.js'
@@ -168,7 +168,15 @@ export class AuthCore {
     if (this.#acceptsBearer && this.#scheme.miscased(parsed.scheme, header)) {
       throw unauthorized(UNSUPPORTED_SCHEME, `The scheme must be written exactly ${this.#scheme.name}`, this.#challenges)
     }
-    throw unauthorized(UNSUPPORTED_SCHEME, `The ${parsed.scheme} scheme is not accepted`, this.#challenges)
+    throw this.#unsupportedScheme(header)
+  }
+
+  // D-AUTH-74: names the scheme as sent and the ones accepted, as the challenges do.
+  #unsupportedScheme (header: string): HttpError {
+    const sent = header.trim().split(' ', 1)[0]!
+    const scheme = sent.length <= 32 ? `The ${sent} scheme` : 'This scheme'
+    const accepted = this.schemes.length === 0 ? 'No scheme is configured' : signInWith(this.schemes)
+    return unauthorized(UNSUPPORTED_SCHEME, `${scheme} is not accepted here. ${accepted}`, this.#challenges)
   }
 
   #basicOutcome (outcome: Outcome): Avatar {

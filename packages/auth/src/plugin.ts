@@ -1,5 +1,5 @@
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify'
-import { credentialCookiesGuarded, declareCredentialCookie, isThenable, routeNeedsCaller, type Avatar } from '@fastify-gatehouse/core'
+import { bootWarning, credentialCookiesGuarded, declareCredentialCookie, isThenable, routeNeedsCaller, type Avatar } from '@fastify-gatehouse/core'
 import { announceAccepted } from './anonymous-challenge.js'
 import { AuthCore } from './auth-core.js'
 import { cookieToken } from './jwt-cookie.js'
@@ -14,7 +14,7 @@ import { KNOWN_SECTIONS, type AuthOptions } from './options.js'
  */
 export const authHook: FastifyPluginAsync<AuthOptions> = async function auth (app, options) {
   for (const section of Object.keys(options)) {
-    if (!KNOWN_SECTIONS.has(section)) app.log.warn(`auth: ignoring unknown section "${section}"`)
+    if (!KNOWN_SECTIONS.has(section)) bootWarning(app.log, 'GATEHOUSE_AUTH_UNKNOWN_SECTION', `auth: ignoring unknown section "${section}"`)
   }
   const core = await AuthCore.create(options)
   announceAccepted(app, core, options.challengeAnonymous ?? false)
@@ -25,7 +25,7 @@ export const authHook: FastifyPluginAsync<AuthOptions> = async function auth (ap
     // Without csrf a cross-site form post carries the cookie unchecked (D-CSRF-09).
     app.addHook('onReady', async function warnUnguardedCookie () {
       if (!credentialCookiesGuarded(app)) {
-        app.log.warn(`auth: jwtCookie "${jwtCookie}" authenticates requests that another site can make the browser send; register the csrf component, or give the cookie SameSite=Strict and check Origin yourself`)
+        bootWarning(app.log, 'GATEHOUSE_AUTH_UNGUARDED_COOKIE', `auth: jwtCookie "${jwtCookie}" authenticates requests that another site can make the browser send; register the csrf component, or give the cookie SameSite=Strict and check Origin yourself`)
       }
     })
   }

@@ -24,7 +24,7 @@ const refusals: Array<[string, string | string[], number, string, string, string
   ['a JWT with a bad signature', `Bearer ${badSignature}`, 401, 'GATEHOUSE_AUTH_INVALID_TOKEN', 'The token signature is invalid', 'Bearer realm="gatehouse", error="invalid_token", error_description="The token signature is invalid"'],
   ['an unknown API key', 'Bearer gak_00112233445566aa_benchmarkSecretPartThatIsLongEnough0123456', 401, 'GATEHOUSE_AUTH_INVALID_TOKEN', 'The API key is unknown, revoked or expired', 'Bearer realm="gatehouse", error="invalid_token", error_description="The API key is unknown, revoked or expired"'],
   ['a malformed bearer request', 'Bearer a b', 400, 'GATEHOUSE_AUTH_INVALID_REQUEST', 'Malformed bearer request: the bearer token is not a b64token', 'Bearer realm="gatehouse", error="invalid_request", error_description="Malformed bearer request: the bearer token is not a b64token"'],
-  ['an unsupported scheme', 'Negotiate abc', 401, 'GATEHOUSE_AUTH_UNSUPPORTED_SCHEME', 'The negotiate scheme is not accepted', [both, 'Bearer realm="gatehouse"']],
+  ['an unsupported scheme', 'Negotiate abc', 401, 'GATEHOUSE_AUTH_UNSUPPORTED_SCHEME', 'The Negotiate scheme is not accepted here. Sign in with Basic or Bearer credentials', [both, 'Bearer realm="gatehouse"']],
   ['two Authorization headers', ['Bearer a', 'Bearer b'], 400, 'GATEHOUSE_AUTH_DUPLICATE_AUTHORIZATION', 'Send one Authorization header, not several', '']
 ]
 

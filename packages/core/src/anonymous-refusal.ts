@@ -1,5 +1,6 @@
-import { GATEHOUSE_CORE_FORBIDDEN, UNAUTHENTICATED } from './errors.js'
+import { GATEHOUSE_CORE_FORBIDDEN, GATEHOUSE_CORE_SCHEME_NOT_ACCEPTED, UNAUTHENTICATED } from './errors.js'
 import { HttpError } from './http-error.js'
+import { isToken } from './http-syntax.js'
 
 /**
  * What the auth component accepts, left on each route config it sees under
@@ -30,18 +31,41 @@ function orList (names: readonly string[]): string {
   return names.length === 1 ? names[0]! : `${names.slice(0, -1).join(', ')} or ${names.at(-1)!}`
 }
 
+/** `Sign in with Basic or Bearer credentials`: what a refusal tells an anonymous caller (schemes as challenges write them; at least one). */
+export function signInWith (schemes: readonly string[]): string {
+  return `Sign in with ${orList(schemes)} credentials`
+}
+
+// Longest scheme name echoed in a message; longer ones are not named.
+const MAX_SCHEME_SHOWN = 32
+
+/** The scheme of an `Authorization` value as sent (`Basic`), when it is a short token; else `undefined`. */
+function schemeOf (authorization: string): string | undefined {
+  const trimmed = authorization.trim()
+  const space = trimmed.indexOf(' ')
+  const scheme = space === -1 ? trimmed : trimmed.slice(0, space)
+  return scheme.length <= MAX_SCHEME_SHOWN && isToken(scheme) ? scheme : undefined
+}
+
 /**
  * The refusal of an anonymous caller by a route rule. Without auth on the
- * route: 403 `GATEHOUSE_CORE_FORBIDDEN` as always. With auth: its message
+ * route: 403 `GATEHOUSE_CORE_FORBIDDEN` as always, or, when the request
+ * carried an `Authorization` header (which nothing read), 403
+ * `GATEHOUSE_CORE_SCHEME_NOT_ACCEPTED` saying so. With auth: its message
  * names the schemes (`Sign in with Basic or Bearer credentials`), and with
  * `challengeAnonymous` (the route's, else auth's) it is a 401
  * `GATEHOUSE_CORE_UNAUTHENTICATED` carrying auth's challenges.
- * D-RULES-11.
+ * D-RULES-11, D-AUTH-73.
  */
-export function anonymousRefusal (config: unknown): Error {
+export function anonymousRefusal (config: unknown, authorization?: string): Error {
   const accepts = typeof config === 'object' && config !== null ? acceptsOf(config) : undefined
-  if (accepts === undefined) return new GATEHOUSE_CORE_FORBIDDEN()
-  const message = `Sign in with ${orList(accepts.schemes)} credentials`
+  if (accepts === undefined) {
+    if (authorization === undefined) return new GATEHOUSE_CORE_FORBIDDEN()
+    // D-AUTH-73: a 403, as DESIGN §5 wants without auth; a 401 would need a challenge for a scheme the route accepts, and there is none.
+    const scheme = schemeOf(authorization)
+    return new GATEHOUSE_CORE_SCHEME_NOT_ACCEPTED(`${scheme === undefined ? 'The Authorization header' : `The ${scheme} scheme`} is not accepted here: this route reads no Authorization header; sign in for a session cookie instead`)
+  }
+  const message = signInWith(accepts.schemes)
   const own = (config as { challengeAnonymous?: unknown }).challengeAnonymous
   const challenge = typeof own === 'boolean' ? own : accepts.challengeAnonymous === true
   if (challenge && accepts.challenges.length > 0) {

@@ -4,8 +4,13 @@
 //   rule    := or
 //   or      := and ( '|' and )*
 //   and     := unary ( '&' unary )*
-//   unary   := '!' unary | '(' or ')' | TAG
+//   unary   := '!' unary | '(' or ')' | '*' | TAG
 //   TAG     := [A-Za-z0-9_.:-]+   (TAG_CHARACTERS in tags.ts)
+//
+// `*` is any authenticated caller, whatever its tags and backend: the rule
+// enforcer refuses anonymous callers before a rule is asked (D-RULES-02),
+// so it holds for every caller it is asked about. D-RULES-12: `*` is
+// outside the tag alphabet, so it can never be, or shadow, a real tag.
 
 import { GATEHOUSE_CORE_INVALID_AUTH_RULE_SYNTAX } from './errors.js'
 import { TAG_CHARACTERS } from './tags.js'
@@ -31,6 +36,9 @@ export class AuthRuleSyntaxError extends GATEHOUSE_CORE_INVALID_AUTH_RULE_SYNTAX
     this.position = position
   }
 }
+
+/** The rule `*`: any caller it is asked about (an authenticated one; see the grammar above). */
+const anyCaller: AuthRule = () => true
 
 const TAG = new RegExp(`${TAG_CHARACTERS}+`, 'y')
 // D-RULES-03: bounded, so a config mistake fails with a message, not a stack overflow.
@@ -86,6 +94,9 @@ class Parser {
     if (++this.#depth > MAX_DEPTH) this.#fail(`nested deeper than ${MAX_DEPTH}`)
     try {
       if (this.#eat('!')) {
+        this.#space()
+        // D-RULES-12: `!*` would refuse every caller; a route nobody may call is a mistake, not a rule.
+        if (this.#source[this.#at] === '*') this.#fail('"!*" matches no caller (anonymous callers never satisfy a rule); leave the route out instead')
         const inner = this.#unary()
         return (caller) => !inner(caller)
       }
@@ -94,6 +105,7 @@ class Parser {
         if (!this.#eat(')')) this.#fail('expected ")"')
         return inner
       }
+      if (this.#eat('*')) return anyCaller
       this.#space()
       TAG.lastIndex = this.#at
       const match = TAG.exec(this.#source)
@@ -108,11 +120,11 @@ class Parser {
 }
 
 /**
- * Compiles a rule such as `admin`, `admin|ops` or `admin & !suspended` into
- * a function of the caller's tags. Throws {@link AuthRuleSyntaxError}
+ * Compiles a rule such as `admin`, `admin|ops`, `admin & !suspended` or `*`
+ * (any authenticated caller) into a function of the caller's tags. Throws {@link AuthRuleSyntaxError}
  * (`GATEHOUSE_CORE_INVALID_AUTH_RULE_SYNTAX`) for a malformed rule (empty,
  * dangling operator, unbalanced parenthesis, a character that is not part
- * of a tag, longer than 1024 characters or nested deeper than 32).
+ * of a tag, `!*`, longer than 1024 characters or nested deeper than 32).
  */
 export function compileAuthRule (rule: string): AuthRule {
   if (typeof rule !== 'string') throw new AuthRuleSyntaxError('a rule must be a string', 0)

@@ -107,6 +107,14 @@ export const GATEHOUSE_CORE_FORBIDDEN = createError(
   'GATEHOUSE_CORE_FORBIDDEN', 'Insufficient permissions for this route', 403)
 
 /**
+ * An anonymous caller sent an `Authorization` header that nothing on the
+ * route reads (no auth component above it), and the route's rule refuses
+ * it: 403, the message naming the scheme sent. D-AUTH-73.
+ */
+export const GATEHOUSE_CORE_SCHEME_NOT_ACCEPTED = createError<[string]>(
+  'GATEHOUSE_CORE_SCHEME_NOT_ACCEPTED', '%s', 403)
+
+/**
  * The code of the 401 an anonymous caller gets on a route whose rule it
  * fails when `challengeAnonymous` is on (route config or the auth
  * component's option): carries the challenges of the schemes auth accepts.

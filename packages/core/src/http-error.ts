@@ -10,7 +10,11 @@ export type ErrorHeaders = Readonly<Record<string, string | readonly string[]>>
 export interface HttpErrorOptions {
   /** Headers added to the error response. */
   headers?: ErrorHeaders
-  /** A stable machine-readable code, sent as `code` in the JSON body. */
+  /**
+   * A stable machine-readable code of yours (`ORDER_NOT_FOUND`), sent as
+   * `code` in the JSON body: letters, digits and `_ . : -`, starting with a
+   * letter, at most 128. Default: none (the body then has no `code`).
+   */
   code?: string
   /** The underlying cause, logged, never sent to the caller. */
   cause?: unknown
@@ -20,6 +24,8 @@ export interface HttpErrorOptions {
 // safe (Node refuses the rest with an exception at send time).
 // D-ERRORS-09: refused at construction, so answering an error cannot throw.
 const SAFE_HEADER_VALUE = /^[\t\x20-\x7e]*$/
+// D-ERRORS-19: a code is an identifier a client switches on, never free text.
+const CODE = /^[A-Za-z][A-Za-z0-9_.:-]{0,127}$/
 
 /**
  * An error that becomes an HTTP response with `status` and `detail` as its
@@ -42,6 +48,9 @@ export class HttpError extends Error {
   constructor (status: number, detail?: string, options: HttpErrorOptions = {}) {
     if (!Number.isInteger(status) || status < 400 || status > 599) {
       throw new GATEHOUSE_CORE_INVALID_HTTP_ERROR(`an HttpError status must be an integer from 400 to 599, got ${String(status)}`)
+    }
+    if (options.code !== undefined && (typeof options.code !== 'string' || !CODE.test(options.code))) {
+      throw new GATEHOUSE_CORE_INVALID_HTTP_ERROR(`a code must be letters, digits and _ . : -, starting with a letter, at most 128 (e.g. "ORDER_NOT_FOUND"), got ${JSON.stringify(options.code) ?? String(options.code)}`)
     }
     super(detail ?? STATUS_CODES[status] ?? 'Error', options.cause === undefined ? undefined : { cause: options.cause })
     this.name = 'HttpError'

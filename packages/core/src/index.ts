@@ -11,9 +11,10 @@ export { formatChallenge, quoteString } from './challenge.js'
 export { ensureScope } from './scope.js'
 export { brandClass, processWide } from './shared-identity.js'
 export { declaredRoutes, trackRouteRules, type DeclaredRoute } from './rule-coverage.js'
-export { anonymousRefusal, kAuthAccepts } from './anonymous-refusal.js'
+export { anonymousRefusal, kAuthAccepts, signInWith } from './anonymous-refusal.js'
 export type { AuthAccepts } from './anonymous-refusal.js'
 export { AuthRuleSyntaxError, compileAuthRule } from './auth-rule.js'
+export { setDefaultAuthRule } from './default-auth-rule.js'
 // The `authRule` and `fresh` route options (declaration merging into Fastify's types; D-RULES-05).
 export type {} from './route-rules.js'
 export { routeNeedsCaller } from './route-rules.js'
@@ -53,12 +54,15 @@ export { LruMap } from './lru-map.js'
 export { isPlainObject } from './plain-object.js'
 export { isThenable } from './maybe-promise.js'
 export type { MaybePromise } from './maybe-promise.js'
+export { bootWarning, WARNING_TYPE } from './boot-warning.js'
+export type { WarningLogger } from './boot-warning.js'
 export { errorForLog, redactHeaders, redactPath, redactQuery, redactText, REDACTED, safeString } from './redact.js'
 export {
   GATEHOUSE_CORE_CONFIG_FILE,
   GATEHOUSE_CORE_CONFIG_SECRET,
   GATEHOUSE_CORE_DUPLICATE_COMPONENT,
   GATEHOUSE_CORE_FORBIDDEN,
+  GATEHOUSE_CORE_SCHEME_NOT_ACCEPTED,
   GATEHOUSE_CORE_INVALID_AUTH_RULE,
   GATEHOUSE_CORE_INVALID_AUTH_RULE_SYNTAX,
   GATEHOUSE_CORE_INVALID_AVATAR,

@@ -13,13 +13,59 @@ const API_KEY = /\b(gak_[0-9a-f]{16}_)[A-Za-z0-9_-]+/g
 // then two or four more dot-separated base64url segments (some may be empty).
 // D-LOGGING-08: JWT shapes are masked anywhere, raw or percent-encoded.
 const JWT = /eyJ[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]*){2,4}/g
-const CREDENTIAL = /\b(Bearer|Basic|Digest|Negotiate|Token)\s+[^\s,;]+/gi
+// A scheme name, the spaces after it, and the word after those (looked at, not consumed).
+const CREDENTIAL = /\b(Bearer|Basic|Digest|Negotiate|Token)(\s+)(?=([^\s,;]+))/gi
 // Their scheme is kept (`Bearer [REDACTED]`); other secret-named headers are masked whole.
 const SCHEME_HEADERS = new Set(['authorization', 'proxy-authorization'])
 
-/** Masks API keys (keeping their public id), JWTs and `Bearer`/`Basic` credentials in free text. */
+// D-LOGGING-10: the word after a scheme name is prose, kept, when it is one of
+// these words (any case, trailing punctuation aside), or a challenge's
+// parameter (`realm="…"`); anything else is taken for a credential and
+// masked. A closed list, so a credential that happens to be a word is masked
+// unless it is one of these (over-redaction is accepted, D-LOGGING-01).
+const PROSE_WORDS = new Set([
+  // the schemes themselves (`Basic or Bearer`), and what follows them in sentences
+  'basic', 'bearer', 'digest', 'negotiate', 'token', 'tokens', 'credential', 'credentials', 'auth',
+  'authentication', 'authorization', 'scheme', 'schemes', 'realm', 'challenge', 'challenges', 'header',
+  'headers', 'type', 'prefix', 'format', 'value', 'values', 'string', 'password', 'passwords', 'user',
+  'users', 'key', 'keys', 'api', 'jwt', 'jwts', 'session', 'cookie', 'login', 'sign', 'signin', 'access',
+  'request', 'requests', 'response', 'verification', 'verifier', 'verifiers', 'check', 'refresh', 'expiry',
+  'error', 'errors', 'failure', 'failed', 'refused', 'rejected', 'accepted', 'required', 'expected',
+  'missing', 'invalid', 'malformed', 'expired', 'revoked', 'unknown', 'empty', 'given', 'sent', 'only',
+  'supported', 'unsupported', 'allowed', 'disabled', 'enabled', 'configured', 'ok',
+  // short words of sentences
+  'a', 'an', 'the', 'and', 'or', 'nor', 'but', 'is', 'are', 'was', 'were', 'be', 'been', 'not', 'no',
+  'with', 'without', 'for', 'to', 'from', 'in', 'on', 'at', 'of', 'by', 'as', 'via', 'if', 'when',
+  'then', 'than', 'that', 'this', 'it', 'its', 'has', 'had', 'have', 'must', 'may', 'can', 'cannot',
+  'will', 'should', 'does', 'did', 'do', 'here', 'there'
+])
+const CHALLENGE_PARAM = /^(?:realm|charset|error|error_description|error_uri|scope|max_age|acr_values)=/i
+const TRAILING_PUNCTUATION = /[.:!?)\]'"]+$/
+
+/** Whether the word after a scheme name reads as prose or a challenge, not a credential. */
+function isProse (word: string): boolean {
+  return PROSE_WORDS.has(word.replace(TRAILING_PUNCTUATION, '').toLowerCase()) || CHALLENGE_PARAM.test(word)
+}
+
+/** `text` with the credential after each scheme name masked, the words of sentences kept. */
+function redactCredentials (text: string): string {
+  let out = ''
+  let from = 0
+  CREDENTIAL.lastIndex = 0
+  for (let match = CREDENTIAL.exec(text); match !== null; match = CREDENTIAL.exec(text)) {
+    const word = match[3]!
+    // Prose: go on right after the spaces, so the word may itself be a scheme name (`Basic or Bearer abc`).
+    if (isProse(word)) continue
+    out += `${text.slice(from, match.index)}${match[1]!} ${REDACTED}`
+    from = CREDENTIAL.lastIndex + word.length
+    CREDENTIAL.lastIndex = from
+  }
+  return from === 0 ? text : out + text.slice(from)
+}
+
+/** Masks API keys (keeping their public id), JWTs and `Bearer`/`Basic` credentials in free text; the words of ordinary sentences are kept. */
 export function redactText (text: string): string {
-  return text.replace(API_KEY, `$1${REDACTED}`).replace(JWT, REDACTED).replace(CREDENTIAL, `$1 ${REDACTED}`)
+  return redactCredentials(text.replace(API_KEY, `$1${REDACTED}`).replace(JWT, REDACTED))
 }
 
 function redactCookiePairs (cookie: string): string {

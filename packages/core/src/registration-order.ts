@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import { interceptAddHook } from './add-hook-interception.js'
+import { bootWarning } from './boot-warning.js'
 
 // Hooks that see the request: Fastify runs them in the order they were added.
 const REQUEST_PHASE = new Set(['onRequest', 'preParsing', 'preValidation', 'preHandler'])
@@ -35,5 +36,5 @@ export async function watchRegistrationOrder (app: FastifyInstance, name: string
   list.push({ name, order })
   if (later.length === 0) return
   const names = later.map((r) => `${r.name} (order ${r.order})`).join(', ')
-  app.log.warn(`gatehouse: ${name} (order ${order}) was registered after ${names} on the same instance; Fastify runs their request hooks in registration order, so ${name} sees each request after ${later.length === 1 ? 'it' : 'them'} (e.g. a refusal by auth carries no cors headers). Register components in ascending order, or use middlewareChain.`)
+  bootWarning(app.log, 'GATEHOUSE_CORE_LATE_COMPONENT', `gatehouse: ${name} (order ${order}) was registered after ${names} on the same instance; Fastify runs their request hooks in registration order, so ${name} sees each request after ${later.length === 1 ? 'it' : 'them'} (e.g. a refusal by auth carries no cors headers). Register components in ascending order, or use middlewareChain.`)
 }

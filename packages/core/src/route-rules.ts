@@ -1,6 +1,7 @@
 import type { FastifyInstance, onRequestHookHandler, RouteOptions } from 'fastify'
 import { anonymousRefusal } from './anonymous-refusal.js'
 import { compileAuthRule, AuthRuleSyntaxError } from './auth-rule.js'
+import { markDefaultRule, scopeDefaultRule } from './default-auth-rule.js'
 import { GATEHOUSE_CORE_FORBIDDEN, GATEHOUSE_CORE_INVALID_AUTH_RULE, GATEHOUSE_CORE_INVALID_FRESH, GATEHOUSE_CORE_INVALID_ROUTE_OPTION } from './errors.js'
 import { freshProblem, isFresh, ReauthenticateError } from './fresh.js'
 import { markRuleCompiled } from './rule-coverage.js'
@@ -96,9 +97,18 @@ function routeOption (route: RouteOptions, name: 'authRule' | 'fresh', fail: (va
  * D-RULES-01: enforced by core, so a rule holds even with auth off (403).
  */
 export function enforceRouteRules (app: FastifyInstance): void {
-  app.addHook('onRoute', function compileRouteRule (route) {
+  app.addHook('onRoute', function compileRouteRule (this: FastifyInstance, route) {
     const where = `${String(route.method)} ${route.url}`
-    const rule = routeOption(route, 'authRule', (both) => new GATEHOUSE_CORE_INVALID_AUTH_RULE(both, where, 'config.authRule and authRule disagree'))
+    const own = routeOption(route, 'authRule', (both) => new GATEHOUSE_CORE_INVALID_AUTH_RULE(both, where, 'config.authRule and authRule disagree'))
+    // D-RULES-13: a route without a rule of its own takes its scope's default
+    // (setDefaultAuthRule), written into its config so the route says what it enforces.
+    const fallback = own === undefined ? scopeDefaultRule(this) : undefined
+    if (fallback !== undefined) {
+      const config = { ...(route.config as object | undefined), authRule: fallback }
+      markDefaultRule(config)
+      route.config = config as RouteOptions['config']
+    }
+    const rule = own ?? fallback
     const fresh = routeOption(route, 'fresh', (both) => new GATEHOUSE_CORE_INVALID_FRESH(both, where, 'config.fresh and fresh disagree'))
     const challenge = (route.config as Record<string, unknown> | undefined)?.challengeAnonymous
     if (challenge !== undefined && (typeof challenge !== 'boolean' || rule === undefined)) {
@@ -134,7 +144,7 @@ export function enforceRouteRules (app: FastifyInstance): void {
       // D-RULES-02: an anonymous caller never satisfies a rule, even a purely negative one.
       if (allows !== undefined && (caller === null || !allows(caller))) {
         // What auth accepts is read from the config only on this path (D-RULES-11).
-        done(caller === null ? anonymousRefusal(request.routeOptions.config) : new GATEHOUSE_CORE_FORBIDDEN())
+        done(caller === null ? anonymousRefusal(request.routeOptions.config, request.headers.authorization) : new GATEHOUSE_CORE_FORBIDDEN())
         return
       }
       if (maxAge !== undefined && !isFresh(caller, maxAge, Date.now())) {

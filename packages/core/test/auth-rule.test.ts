@@ -71,3 +71,30 @@ test('a malformed rule throws a coded AuthRuleSyntaxError: code, name, position,
   t.throws(() => compileAuthRule(''), { code: 'GATEHOUSE_CORE_INVALID_AUTH_RULE_SYNTAX', position: 0, message: 'empty rule' })
   t.notOk(new SyntaxError('x') instanceof AuthRuleSyntaxError)
 })
+
+// D-RULES-12: `*` is any authenticated caller (the enforcer never asks a rule about an anonymous one).
+test('"*" holds for any caller, and combines with tags', async (t) => {
+  const cases: Array<[string, string, boolean]> = [
+    ['*', '', true],
+    ['*', 'admin', true],
+    [' * ', 'dev', true],
+    ['* & !suspended', 'dev', true],
+    ['* & !suspended', 'dev,suspended', false],
+    ['admin | *', '', true],
+    ['(* & ops) | admin', 'ops', true],
+    ['(* & ops) | admin', 'dev', false],
+    ['!(admin) & *', 'dev', true]
+  ]
+  for (const [rule, tags, expected] of cases) {
+    t.equal(compileAuthRule(rule)(who(tags)), expected, `${rule} with [${tags}]`)
+  }
+  // Not a tag: a tag named "*" cannot exist (tags use letters, digits and _ . : -).
+  t.equal(compileAuthRule('*')(new Avatar('y', { tags: [], backend: 'api_key' })), true, 'whatever the backend')
+})
+
+test('"!*" and "*" glued to a tag are refused', async (t) => {
+  t.throws(() => compileAuthRule('!*'), { code: 'GATEHOUSE_CORE_INVALID_AUTH_RULE_SYNTAX', message: /"!\*" matches no caller .* at position 1/ })
+  t.throws(() => compileAuthRule('admin & ! *'), { message: /"!\*" matches no caller/ })
+  t.throws(() => compileAuthRule('admin*'), { message: /unexpected "\*" at position 5/ })
+  t.throws(() => compileAuthRule('**'), { message: /unexpected "\*" at position 1/ })
+})

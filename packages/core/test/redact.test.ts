@@ -59,3 +59,48 @@ test('pino serialises the copy with its class and no secret', async (t) => {
   t.equal(line.err.message, 'used gak_0123456789abcdef_[REDACTED]')
   t.notMatch(lines[0], /zzz/)
 })
+
+// Issue 25 item 16, D-LOGGING-10: credentials are masked, the words of sentences are not.
+test('redactText leaves ordinary sentences that name a scheme unchanged', async (t) => {
+  const sentences = [
+    'Sign in with Bearer credentials',
+    'Sign in with Basic or Bearer credentials',
+    'Sign in with Basic, Bearer or Token credentials.',
+    'The Basic scheme is not accepted here. Sign in with Bearer credentials',
+    'The scheme must be written exactly Bearer',
+    'Malformed bearer request: the bearer token is not a b64token',
+    'Basic credentials must be base64',
+    'WWW-Authenticate: Basic realm="gatehouse", charset="UTF-8"',
+    'Bearer realm="gatehouse", error="invalid_token", error_description="The token is not valid"',
+    'Token expired at 12:00',
+    'token refresh failed; bearer auth is disabled',
+    'Negotiate is not supported',
+    'use basic auth (Basic) or a token'
+  ]
+  for (const sentence of sentences) t.equal(redactText(sentence), sentence, sentence)
+})
+
+test('redactText still masks every credential form after a scheme', async (t) => {
+  const basic = Buffer.from('bob:hunter2').toString('base64')
+  const cases: Array<[string, string]> = [
+    [`Authorization: Basic ${basic}`, 'Authorization: Basic [REDACTED]'],
+    ['basic   dXNlcjpwYXNz', 'basic [REDACTED]'],
+    ['header was Bearer abc.def.ghi, then', 'header was Bearer [REDACTED], then'],
+    ['Bearer static-token-0123', 'Bearer [REDACTED]'],
+    ['Bearer letmein', 'Bearer [REDACTED]'],
+    ['Bearer s3cr3t.', 'Bearer [REDACTED]'],
+    ['Token 9944b09199c62bcf9418ad846dd0e4bbdfc6ee4b', 'Token [REDACTED]'],
+    ['Negotiate YIIJvwYGKwYBBQUCoIIJszCCCa+gMDAu', 'Negotiate [REDACTED]'],
+    ['Digest username="bob", response="6629fae49393a05397450978507c4ef1"', 'Digest [REDACTED], response="6629fae49393a05397450978507c4ef1"'],
+    ['Basic or Bearer abc123', 'Basic or Bearer [REDACTED]'],
+    ['Bearer Bearer abc123', 'Bearer Bearer [REDACTED]'],
+    ['curl -H "Authorization: Bearer tok_live_42" https://x', 'curl -H "Authorization: Bearer [REDACTED] https://x'],
+    ['Sign in with Bearer credentials, not Bearer hunter2', 'Sign in with Bearer credentials, not Bearer [REDACTED]']
+  ]
+  for (const [input, expected] of cases) {
+    t.equal(redactText(input), expected, input)
+    t.notMatch(redactText(input), /hunter2|letmein|s3cr3t|tok_live|9944b0|YIIJ|abc123|static-token|dXNlcjpw/)
+  }
+  t.equal(redactText(`Basic ${basic}`).includes(basic), false)
+  t.equal(redactText(redactText('Bearer abc123')), 'Bearer [REDACTED]', 'idempotent')
+})

@@ -1,4 +1,5 @@
 import type { FastifyPluginAsync } from 'fastify'
+import { bootWarning } from '@fastify-gatehouse/core'
 import { resolveCorsOptions, type CorsOptions } from './options.js'
 import { corsHook } from './cors-hook.js'
 import { compilePolicy } from './policy.js'
@@ -9,7 +10,7 @@ import { originWarnings } from './warnings.js'
 
 export const cors: FastifyPluginAsync<CorsOptions> = async function cors (app, options) {
   const opts = resolveCorsOptions(options)
-  for (const warning of originWarnings(opts, true)) app.log.warn(`cors: ${warning}`)
+  for (const warning of originWarnings(opts, true)) bootWarning(app.log, 'GATEHOUSE_CORS_ORIGIN_SETTING', `cors: ${warning}`)
   // One key per component instance: a route under two cors components is
   // compiled against each one's options.
   const key = Symbol('cors route policy')

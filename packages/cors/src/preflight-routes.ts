@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema } from 'fastify'
+import { bootWarning } from '@fastify-gatehouse/core'
 
 // A request reaches an instance's onRequest hooks only when it is routed
 // into that instance. At the root, an OPTIONS without a route of its own
@@ -33,7 +34,7 @@ export function routePreflights (app: FastifyInstance): void {
   const prefix = app.prefix
   if (prefix === '') {
     if (!isRoot(app)) {
-      app.log.warn('cors: registered in an encapsulated plugin without a prefix, it adds CORS headers to that plugin\'s routes but cannot answer their preflights (an OPTIONS request is only routed to the plugin by path); register cors at the root or in a plugin with a prefix')
+      bootWarning(app.log, 'GATEHOUSE_CORS_NO_PREFLIGHT_ROUTES', 'cors: registered in an encapsulated plugin without a prefix, it adds CORS headers to that plugin\'s routes but cannot answer their preflights (an OPTIONS request is only routed to the plugin by path); register cors at the root or in a plugin with a prefix')
     }
     return
   }

@@ -1,5 +1,5 @@
 import type { FastifyInstance, RouteOptions } from 'fastify'
-import { declaredRoutes, isPlainObject, processWide, validateOptions } from '@fastify-gatehouse/core'
+import { bootWarning, declaredRoutes, isPlainObject, processWide, validateOptions } from '@fastify-gatehouse/core'
 import { GATEHOUSE_CORS_INVALID_OPTIONS } from './errors.js'
 import { corsRouteOptionsSchema, resolveCorsOptions, type CorsOptions, type CorsRouteOptions } from './options.js'
 import { compilePolicy, type CorsPolicy } from './policy.js'
@@ -81,7 +81,7 @@ function compile (app: FastifyInstance, component: CorsOptions, given: object, w
   const resolved = resolveCorsOptions({ ...component, ...own }, at)
   // Only about what the route changed: the component's own were logged at registration.
   if (own.allowOrigins !== undefined || own.allowCredentials !== undefined) {
-    for (const warning of originWarnings(resolved, own.allowOrigins !== undefined)) app.log.warn(`cors: ${at}${warning}`)
+    for (const warning of originWarnings(resolved, own.allowOrigins !== undefined)) bootWarning(app.log, 'GATEHOUSE_CORS_ORIGIN_SETTING', `cors: ${at}${warning}`)
   }
   return compilePolicy(resolved)
 }

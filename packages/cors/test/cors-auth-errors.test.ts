@@ -63,7 +63,7 @@ test('error responses keep the CORS headers: 401, 404, 500', async (t) => {
 
   const failed = await app.inject({ url: '/boom', headers: { origin: APP } })
   t.equal(failed.statusCode, 500)
-  t.same(failed.json(), { statusCode: 500, error: 'Internal Server Error', message: 'Internal Server Error' })
+  t.same(failed.json(), { statusCode: 500, code: 'GATEHOUSE_ERRORS_INTERNAL', error: 'Internal Server Error', message: 'Internal Server Error' })
   t.same(corsHeaders(failed), expected, '500')
 })
 

@@ -1,5 +1,9 @@
 import { STATUS_CODES } from 'node:http'
 import { HttpError } from '@fastify-gatehouse/core'
+import { GATEHOUSE_ERRORS_INTERNAL } from './errors.js'
+
+// D-ERRORS-18: a hidden 5xx is coded, never with the thrown error's own code (it may name internals).
+const INTERNAL = new GATEHOUSE_ERRORS_INTERNAL().code
 
 /** What the caller is told about an error. */
 export interface ErrorDescription {
@@ -22,8 +26,9 @@ function statusOf (error: { statusCode?: unknown, status?: unknown }): number {
 /**
  * Decides status, message, code and headers for anything thrown. A 5xx
  * message is replaced by the status text unless the error is an
- * {@link HttpError} (whose detail is written for the caller); values that
- * are not objects become a plain 500.
+ * {@link HttpError} (whose detail is written for the caller), and its code
+ * by `GATEHOUSE_ERRORS_INTERNAL`; values that are not objects become a
+ * plain 500.
  */
 export function describeError (thrown: unknown): ErrorDescription {
   const error = (thrown !== null && typeof thrown === 'object' ? thrown : {}) as {
@@ -34,7 +39,7 @@ export function describeError (thrown: unknown): ErrorDescription {
   const exposed = thrown instanceof HttpError || error.expose === true || statusCode < 500
   const statusText = STATUS_CODES[statusCode] ?? 'Error'
   const message = exposed && typeof error.message === 'string' && error.message !== '' ? error.message : statusText
-  const code = exposed && typeof error.code === 'string' ? error.code : undefined
+  const code = exposed ? (typeof error.code === 'string' ? error.code : undefined) : INTERNAL
   // Only an HttpError's headers (validated when it was made) reach the
   // response: an upstream client error's headers are not ours to forward (D-ERRORS-09).
   const headers = thrown instanceof HttpError ? thrown.headers : NO_HEADERS

@@ -2,13 +2,15 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import { errorForLog, formatChallenge, PAGE_HEADERS, pathWithoutQuery, reauthenticateChallenge, ReauthenticateError, Redirect, redactPath, redactText, safeNextPath } from '@fastify-gatehouse/core'
 import { acceptsHtml, acceptsJson } from './accept.js'
 import { describeError } from './describe-error.js'
-import { GATEHOUSE_ERRORS_NOT_FOUND } from './errors.js'
+import { GATEHOUSE_ERRORS_INTERNAL, GATEHOUSE_ERRORS_NOT_FOUND } from './errors.js'
 import { renderForbiddenPage } from './forbidden-page.js'
 import { loginUrl } from './login-url.js'
 import { resolveErrorsOptions, type ErrorsOptions } from './options.js'
 
 // A route rule's refusal: the page's own sentence says it all.
 const FORBIDDEN = 'GATEHOUSE_CORE_FORBIDDEN'
+// An anonymous caller whose Authorization header nothing read: told where to sign in instead (D-AUTH-73).
+const SCHEME_NOT_ACCEPTED = 'GATEHOUSE_CORE_SCHEME_NOT_ACCEPTED'
 
 // Headers an error may not carry over: the body is rewritten here.
 const BODY_HEADERS = new Set(['content-type', 'content-length', 'content-encoding', 'transfer-encoding'])
@@ -82,12 +84,12 @@ export const errors: FastifyPluginAsync<ErrorsOptions> = async function errors (
         reply.code(302).header('location', login).header('cache-control', 'no-store').send()
         return
       }
-      if (statusCode !== 401) login = undefined
+      if (statusCode !== 401 && described.code !== SCHEME_NOT_ACCEPTED) login = undefined
     }
 
     applyHeaders(reply, described.headers)
     if (maxAge !== undefined) reply.header('www-authenticate', reauthenticateChallenge(opts.realm, maxAge))
-    else if (login !== undefined && !reply.hasHeader('www-authenticate')) reply.header('www-authenticate', defaultChallenge)
+    else if (login !== undefined && statusCode === 401 && !reply.hasHeader('www-authenticate')) reply.header('www-authenticate', defaultChallenge)
     const stack = opts.debug && statusCode >= 500 && thrown instanceof Error ? thrown.stack : undefined
 
     reply.code(statusCode)
@@ -112,7 +114,7 @@ export const errors: FastifyPluginAsync<ErrorsOptions> = async function errors (
 
   // If answering an error fails in turn, the caller still gets a bare 500:
   // never Fastify's fallback, which would show Node's internal message (D-ERRORS-09).
-  const BARE_500 = JSON.stringify({ statusCode: 500, error: 'Internal Server Error', message: 'Internal Server Error' })
+  const BARE_500 = JSON.stringify({ statusCode: 500, code: new GATEHOUSE_ERRORS_INTERNAL().code, error: 'Internal Server Error', message: 'Internal Server Error' })
   function sendSafely (thrown: unknown, request: FastifyRequest, reply: FastifyReply): void {
     try {
       send(thrown, request, reply)

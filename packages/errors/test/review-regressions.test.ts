@@ -32,7 +32,7 @@ test('values that cannot be printed, and failures while answering, are a bare 50
   for (const url of ['/null-proto', '/hostile']) {
     const res = await app.inject(url)
     t.equal(res.statusCode, 500, url)
-    t.same(res.json(), { statusCode: 500, error: 'Internal Server Error', message: 'Internal Server Error' }, url)
+    t.same(res.json(), { statusCode: 500, code: 'GATEHOUSE_ERRORS_INTERNAL', error: 'Internal Server Error', message: 'Internal Server Error' }, url)
     t.notMatch(res.body, /exploded|primitive|ERR_/)
   }
   t.ok(logs.some((l) => l.msg === 'errors: could not answer an error; sending a bare 500'))

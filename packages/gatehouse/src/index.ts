@@ -5,7 +5,7 @@
 // only for who uses them (D-REDIS-07).
 
 export {
-  Avatar, HttpError, Redirect, safeNextPath, parseTags, compileAuthRule, defineComponent,
+  Avatar, HttpError, Redirect, safeNextPath, parseTags, compileAuthRule, setDefaultAuthRule, defineComponent,
   ORDER, formatChallenge, redactText, serverLimitDefaults, isFresh, ReauthenticateError
 } from '@fastify-gatehouse/core'
 export type {

@@ -1,0 +1,75 @@
+import type { FastifyInstance, RouteOptions } from 'fastify'
+import { AuthRuleSyntaxError, compileAuthRule } from './auth-rule.js'
+import { GATEHOUSE_CORE_INVALID_AUTH_RULE, GATEHOUSE_CORE_UNENFORCED_AUTH_RULE } from './errors.js'
+import { declaredRoutes } from './rule-coverage.js'
+import type { AnyFastifyInstance } from './scope.js'
+
+// D-RULES-13: a scope's default rule. Kept on the instance under a
+// registered symbol (any copy of core reads it, D-CORE-05): an encapsulated
+// plugin's instance inherits from its parent's, so the plugins registered
+// inside the scope see it too, and no other scope does.
+const kDefaultAuthRule = Symbol.for('fastify-gatehouse.core.defaultAuthRule.v1')
+
+/** Marks a route config whose rule is the scope's default (read by the check below). */
+const kRuleFromDefault = Symbol.for('fastify-gatehouse.core.ruleFromDefault.v1')
+
+/**
+ * The default rule of the scope a route is declared in, or `undefined`
+ * (for the route-rule compiler: a route without a rule of its own gets it).
+ */
+export function scopeDefaultRule (instance: object): string | undefined {
+  return (instance as Record<symbol, string | undefined>)[kDefaultAuthRule]
+}
+
+/** Marks `config` as carrying its scope's default rule. */
+export function markDefaultRule (config: object): void {
+  (config as Record<symbol, boolean>)[kRuleFromDefault] = true
+}
+
+function routeName (route: RouteOptions): string {
+  return `${Array.isArray(route.method) ? route.method.join(',') : String(route.method)} ${route.url}`
+}
+
+/**
+ * Gives every route declared from now on in `scope` (an encapsulated
+ * plugin's instance, and the plugins registered inside it) the rule `rule`
+ * when it has none of its own: `setDefaultAuthRule(scope, '*')` asks for a
+ * signed-in caller on every route of the scope, as @fastify/jwt's
+ * `onRequest: jwtVerify` hook or @fastify/bearer-auth's plugin do. A route's
+ * own `authRule` wins. Routes outside the scope are untouched.
+ *
+ * Call it first in the plugin, after the Gatehouse chain is installed above
+ * it. Throws `GATEHOUSE_CORE_INVALID_AUTH_RULE` for a malformed rule, a
+ * second default on the same scope, or routes already declared in the
+ * scope; a route of the scope that no chain can enforce the rule on fails
+ * its declaration with `GATEHOUSE_CORE_UNENFORCED_AUTH_RULE` (never an open
+ * route).
+ */
+export function setDefaultAuthRule (scope: AnyFastifyInstance, rule: string): void {
+  const instance = scope as FastifyInstance
+  const where = `the scope ${JSON.stringify(instance.prefix === '' ? '/' : instance.prefix)}`
+  try {
+    compileAuthRule(rule)
+  } catch (err) {
+    if (!(err instanceof AuthRuleSyntaxError)) throw err
+    throw new GATEHOUSE_CORE_INVALID_AUTH_RULE(JSON.stringify(rule), where, err.message)
+  }
+  if (Object.prototype.hasOwnProperty.call(instance, kDefaultAuthRule)) {
+    throw new GATEHOUSE_CORE_INVALID_AUTH_RULE(JSON.stringify(rule), where, `it has a default rule already (${JSON.stringify(scopeDefaultRule(instance))})`)
+  }
+  // Routes declared before would stay open without a word: refused, named.
+  const before = declaredRoutes(instance).filter((r) => r.instance === instance || Object.prototype.isPrototypeOf.call(instance, r.instance))
+  if (before.length > 0) {
+    throw new GATEHOUSE_CORE_INVALID_AUTH_RULE(JSON.stringify(rule), where, `set the default before declaring routes; already declared: ${before.map((r) => routeName(r.options)).join(', ')}`)
+  }
+  Object.defineProperty(instance, kDefaultAuthRule, { value: rule, enumerable: false })
+  // Added on the scope, this hook runs after the chain's compiling hook (an
+  // ancestor's): a route that got the default but no enforcer (no chain
+  // above the scope) is refused at its declaration.
+  instance.addHook('onRoute', function checkDefaultRuleEnforced (route) {
+    const config = route.config as Record<symbol, unknown> | undefined
+    if (config?.[kRuleFromDefault] === true) return
+    if ((route.config as { authRule?: unknown } | undefined)?.authRule !== undefined || (route as { authRule?: unknown }).authRule !== undefined) return
+    throw new GATEHOUSE_CORE_UNENFORCED_AUTH_RULE(`The default authRule ${JSON.stringify(rule)} of ${where}`, routeName(route))
+  })
+}
