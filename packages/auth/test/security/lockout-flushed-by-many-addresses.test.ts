@@ -52,12 +52,14 @@ test('full of locks, the store fails closed until locks end; no lock is dropped'
   t.equal(store.claim('identity:d', identity, 1000), 30, 'another key is refused while the locked keys are at their bound')
   t.equal(store.claim('address:192.0.2.1', address, 1000), 30)
   t.equal(store.lockedFor('identity:a', 1000), 29, 'the locks are kept')
-  t.equal(store.claim('identity:d', identity, 30_000), 0, 'once they end, claims go through again')
-  store.claim('identity:e', identity, 30_000)
-  t.same(store.sizes, { open: 5, locked: 0 }, 'the ended locks went back among the open keys as writes swept them (their failures still count)')
-  store.recordFailure('identity:d', identity, 30_000)
-  t.equal(store.claim('identity:a', identity, 30_001), 0)
+  // D-LOCKOUT-13: a key that has been locked is kept until its failures are forgotten, so the bound holds past the lock.
+  t.equal(store.claim('identity:d', identity, 30_000), 30, 'the locks ended, but the keys are kept (their failures count) and the bound still holds')
+  t.equal(store.claim('identity:a', identity, 30_001), 0, 'a kept key itself may try again')
   t.equal(store.recordFailure('identity:a', identity, 30_001), 60, 'a sixth failure doubles the lock')
+  const quiet = 30_000 + 3600_000 + 1
+  t.equal(store.claim('identity:d', identity, quiet), 0, 'once resetAfter has passed since the locks ended, claims go through again')
+  store.claim('identity:e', identity, quiet)
+  t.same(store.sizes, { open: 2, locked: 1 }, 'the forgotten keys were dropped as writes swept them; a is still locked')
 })
 
 test('1 000 addresses inside one /64 count as one; IPv4-mapped addresses as IPv4', async (t) => {
@@ -108,4 +110,36 @@ test('basicLockout counts an IPv6 client by its /64', async (t) => {
   }
   t.same(statuses, [401, 401, 401, 429, 429, 429, 429, 429, 429, 429], 'three guesses from the /64, then it is locked')
   t.ok(lockouts.lockedFor('address:2001:db8:aa:1::/64', Date.now()) > 0)
+})
+
+// Issue 25 review, item 2: a key whose lock had ended went back among the
+// evictable keys with its count; 1 000 new keys (max 1000) pushed it out and
+// the attacker had maxAttempts fresh guesses and only the first backoff.
+test('a key that has been locked is not evicted after its lock ends: the next failure doubles the lock', async (t) => {
+  const store = new MemoryLockoutStore({ max: 1000 })
+  let now = 1_000_000
+  lock(store, 'identity:victim', now)
+  t.equal(store.lockedFor('identity:victim', now), 30)
+  now += 31_000 // the lock has passed
+  t.equal(store.lockedFor('identity:victim', now), 0)
+  for (let i = 0; i < 1500; i++) {
+    const key = addressKey(`10.9.${i >> 8}.${i & 255}`)
+    store.claim(key, address, now)
+    store.recordFailure(key, address, now)
+  }
+  t.same(store.sizes, { open: 1000, locked: 1 }, 'the flood filled the open keys; the victim is kept apart')
+  t.equal(store.claim('identity:victim', identity, now), 0, 'one guess after the lock')
+  t.equal(store.recordFailure('identity:victim', identity, now), 60, 'its failure locks for the doubled backoff')
+  t.equal(store.claim('identity:victim', identity, now + 1), 60)
+})
+
+test('a key that has been locked is forgotten once resetAfter has passed after its lock', async (t) => {
+  const store = new MemoryLockoutStore({ max: 10 })
+  const start = 1_000_000
+  lock(store, 'identity:victim', start)
+  const later = start + 30_000 + identity.resetAfter * 1000 + 1
+  for (let i = 0; i < 200; i++) store.claim(`identity:other-${i}`, identity, later)
+  t.same(store.sizes, { open: 10, locked: 0 }, 'swept out: its failures were forgotten anyway')
+  t.equal(store.claim('identity:victim', identity, later), 0)
+  t.equal(store.recordFailure('identity:victim', identity, later), 0, 'a fresh count: one failure does not lock')
 })
