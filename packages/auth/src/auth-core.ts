@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify'
-import { Avatar, formatChallenge, HttpError, isThenable, signInWith } from '@fastify-gatehouse/core'
+import { Avatar, formatChallenge, HttpError, isThenable, shownScheme, signInWith } from '@fastify-gatehouse/core'
 import { parseApiKey, type ApiKeyRecord, type ApiKeyStore } from './api-key.js'
 import { MAX_AUTHORIZATION_LENGTH, parseAuthorization } from './authorization-header.js'
 import type { BasicCredentialBackend, Outcome } from './basic.js'
@@ -173,8 +173,9 @@ export class AuthCore {
 
   // D-AUTH-74: names the scheme as sent and the ones accepted, as the challenges do.
   #unsupportedScheme (header: string): HttpError {
-    const sent = header.trim().split(' ', 1)[0]!
-    const scheme = sent.length <= 32 ? `The ${sent} scheme` : 'This scheme'
+    // D-AUTH-79: a value without a space is a bare credential, never named.
+    const sent = shownScheme(header)
+    const scheme = sent === undefined ? 'This scheme' : `The ${sent} scheme`
     const accepted = this.schemes.length === 0 ? 'No scheme is configured' : signInWith(this.schemes)
     return unauthorized(UNSUPPORTED_SCHEME, `${scheme} is not accepted here. ${accepted}`, this.#challenges)
   }
