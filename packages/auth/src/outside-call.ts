@@ -133,3 +133,12 @@ export function callOut<T> (call: string, ms: number, fn: () => T | PromiseLike<
     throw failedCall(call, err, options)
   })
 }
+
+/**
+ * What a call out that threw leaves as a cause to log: our own timeout as it
+ * is, anything else replaced by an error naming only `call` and {@link safeFacts}.
+ * D-AUTH-63: the JWT key resolver and `isRevoked` too, whose throw may quote the token.
+ */
+export function replacedThrow (call: string, thrown: unknown): Error {
+  return thrown instanceof HookTimeout ? thrown : new Error(`${call} threw ${safeFacts(thrown)}`)
+}
