@@ -89,7 +89,7 @@ test('addressKey: IPv6 spelled any way gives one /64 key', async (t) => {
     ['::1', 'address:0:0:0:0::/64'],
     ['::', 'address:0:0:0:0::/64'],
     ['fe80::1%eth0', 'address:fe80:0:0:0::/64'],
-    ['64:ff9b::192.0.2.1', 'address:64:ff9b:0:0::/64'],
+    ['64:ff9b::192.0.2.1', 'address:192.0.2.1'], // NAT64: its IPv4 client (D-LOCKOUT-14)
     ['::192.0.2.1', 'address:0:0:0:0::/64'],
     ['not an address', 'address:not an address'],
     ['', 'address:']
@@ -142,4 +142,44 @@ test('a key that has been locked is forgotten once resetAfter has passed after i
   t.same(store.sizes, { open: 10, locked: 0 }, 'swept out: its failures were forgotten anyway')
   t.equal(store.claim('identity:victim', identity, later), 0)
   t.equal(store.recordFailure('identity:victim', identity, later), 0, 'a fresh count: one failure does not lock')
+})
+
+// Issue 25 review, item 4: every IPv4 client behind a NAT64 edge came as
+// 64:ff9b::a.b.c.d and shared one key, 64:ff9b:0:0::/64 (D-LOCKOUT-14).
+test('addressKey: NAT64 addresses are their IPv4 client; loopback, IPv4-compatible and link-local stay /64', async (t) => {
+  const cases: Array<[string, string]> = [
+    ['64:ff9b::192.0.2.7', 'address:192.0.2.7'],
+    ['64:ff9b::c000:207', 'address:192.0.2.7'],
+    ['64:FF9B:0:0:0:0:C000:0208', 'address:192.0.2.8'],
+    ['64:ff9b::198.51.100.1', 'address:198.51.100.1'],
+    // RFC 8215 local use: the whole address (the translator's prefix length places the IPv4 bits).
+    ['64:ff9b:1::192.0.2.7', 'address:64:ff9b:1:0:0:0:c000:207'],
+    ['64:ff9b:1:abcd::c000:207', 'address:64:ff9b:1:abcd:0:0:c000:207'],
+    ['64:ff9b:1:c000:2:700::', 'address:64:ff9b:1:c000:2:700:0:0'],
+    // Other addresses under 64:ff9b::/32 are no NAT64 prefix: a /64 as any IPv6 address.
+    ['64:ff9b:2::1', 'address:64:ff9b:2:0::/64'],
+    ['::1', 'address:0:0:0:0::/64'],
+    ['::192.0.2.7', 'address:0:0:0:0::/64'],
+    ['fe80::1%eth0', 'address:fe80:0:0:0::/64']
+  ]
+  for (const [given, key] of cases) t.equal(addressKey(given), key, given)
+  t.not(addressKey('64:ff9b::192.0.2.7'), addressKey('64:ff9b::192.0.2.8'), 'two IPv4 clients behind the translator are two keys')
+  t.not(addressKey('64:ff9b:1::192.0.2.7'), addressKey('64:ff9b:1::192.0.2.8'))
+})
+
+test('basicLockout: guesses of one IPv4 client through NAT64 lock it, not the other clients of the translator', async (t) => {
+  const users = new MemoryUserStore({ scrypt: { N: 1024, r: 8, p: 1 } })
+  await users.add('alice', { password: 'wonderland-1', tags: 'ops' })
+  const app = await build({ basic: { users }, basicLockout: { store: new MemoryLockoutStore(), maxAttempts: 50, addressMaxAttempts: 3, backoff: 60 } })
+  t.teardown(() => app.close())
+  const statuses: number[] = []
+  for (let i = 0; i < 4; i++) {
+    statuses.push((await app.inject({ url: '/me', remoteAddress: '64:ff9b::203.0.113.9', headers: { authorization: basicHeader('alice', `guess-${i}`) } })).statusCode)
+  }
+  t.same(statuses, [401, 401, 401, 429], 'three guesses, then the client is locked')
+  const same = await app.inject({ url: '/me', remoteAddress: '203.0.113.9', headers: { authorization: basicHeader('alice', 'wonderland-1') } })
+  t.equal(same.statusCode, 429, 'the locked client reaching the server over IPv4 is the same client')
+  t.equal(same.json().code, 'GATEHOUSE_AUTH_LOCKED')
+  const other = await app.inject({ url: '/me', remoteAddress: '64:ff9b::203.0.113.10', headers: { authorization: basicHeader('alice', 'wonderland-1') } })
+  t.equal(other.statusCode, 200, 'another IPv4 client behind the same translator signs in (after the check above: a right password is cached)')
 })
