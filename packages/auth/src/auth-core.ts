@@ -13,7 +13,7 @@ import { BAD_HEADER, INVALID_CREDENTIALS, INVALID_REQUEST, INVALID_TOKEN, KEYS_U
 import { decodeJws, type DecodedJws } from './jws.js'
 import { JwtVerifier, type JwtFailure, type VerifiedJwt } from './jwt.js'
 import { resolveAuthOptions, type AuthOptions, type ResolvedAuthOptions } from './options.js'
-import { callOut } from './outside-call.js'
+import { storeCall } from './outside-call.js'
 import { PasswordGuard, resolveLockout } from './password-guard.js'
 
 // Basic sends the password with every request: its caller proved who they
@@ -220,7 +220,7 @@ export class AuthCore {
     if (this.#apiKeys === undefined) throw this.#invalidToken('API keys are not accepted here')
     if (parseApiKey(key) === null) throw this.#invalidToken('Malformed API key')
     const apiKeys = this.#apiKeys
-    const found = callOut('ApiKeyStore.verify', this.#timeoutMs, () => apiKeys.verify(key))
+    const found = storeCall('ApiKeyStore.verify', this.#timeoutMs, () => apiKeys.verify(key))
     // A store of yours may answer with another library's promise (D-CORE-04).
     return isThenable(found) ? found.then((record) => this.#keyAvatar(record)) : this.#keyAvatar(found)
   }

@@ -30,7 +30,7 @@ export type { BearerCase } from './bearer-scheme.js'
 export type { CallbackAnswer } from './callback-result.js'
 export type { BasicLockoutOptions } from './password-guard.js'
 export { lockoutCall } from './password-guard.js'
-export { CALLBACK_TIMEOUT_LIMITS, CALLBACK_TIMEOUT_SECONDS, callOut, failedCall, safeFacts } from './outside-call.js'
+export { CALLBACK_TIMEOUT_LIMITS, CALLBACK_TIMEOUT_SECONDS, callOut, failedCall, safeFacts, storeCall } from './outside-call.js'
 export type { FailureOptions, OtherFailure } from './outside-call.js'
 export { JWT_ALGORITHMS, JWT_NAME_PATTERN } from './jwt.js'
 export type { JwtAlgorithm, JwtVerifierOptions } from './jwt.js'
@@ -89,5 +89,6 @@ export {
   LOCKOUT_UNAVAILABLE,
   REVOCATION_UNAVAILABLE,
   STORE_FULL,
+  STORE_UNAVAILABLE,
   UNSUPPORTED_SCHEME
 } from './errors.js'

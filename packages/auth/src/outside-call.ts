@@ -1,5 +1,5 @@
 import { HttpError, isThenable } from '@fastify-gatehouse/core'
-import { callbackTimedOut, GATEHOUSE_AUTH_CALLBACK_FAILED } from './errors.js'
+import { callbackTimedOut, GATEHOUSE_AUTH_CALLBACK_FAILED, storeUnavailable } from './errors.js'
 import { HookTimeout, settleWithin } from './settle-within.js'
 
 // Calls out of Gatehouse into code it does not own: a function of the
@@ -141,4 +141,17 @@ export function callOut<T> (call: string, ms: number, fn: () => T | PromiseLike<
  */
 export function replacedThrow (call: string, thrown: unknown): Error {
   return thrown instanceof HookTimeout ? thrown : new Error(`${call} threw ${safeFacts(thrown)}`)
+}
+
+const STORE_FAILURE = Object.freeze({ other: storeUnavailable })
+
+/**
+ * {@link callOut} for a call of a user store or an API key store
+ * (`UserStore.verify`, `ApiKeyStore.verify`…): a thrown value other than an
+ * `HttpError` is 503 `GATEHOUSE_AUTH_STORE_UNAVAILABLE` with `Retry-After`,
+ * not the 500 of an app's own function.
+ * D-AUTH-78: a store that fails is an outage, as a lockout store's is.
+ */
+export function storeCall<T> (call: string, ms: number, fn: () => T | PromiseLike<T>): T | Promise<T> {
+  return callOut(call, ms, fn, STORE_FAILURE)
 }

@@ -1,4 +1,4 @@
-import { addressKey, callOut, identityKey, lockoutCall, MemoryLockoutStore, type LockoutPolicy, type LockoutStore, type UserStore, type VerifiedUser } from '@fastify-gatehouse/auth'
+import { addressKey, identityKey, lockoutCall, MemoryLockoutStore, storeCall, type LockoutPolicy, type LockoutStore, type UserStore, type VerifiedUser } from '@fastify-gatehouse/auth'
 import type { ResolvedLoginOptions } from './options.js'
 
 /** What a password check came to: the user, a wrong password (counted), or a lock (nothing checked). */
@@ -49,7 +49,7 @@ export class PasswordCheck {
    * becomes a fresh error without its message (it may quote a password).
    */
   callUsers<T> (method: 'verify' | 'setPassword', fn: (users: UserStore) => Promise<T>): T | Promise<T> {
-    return callOut(`UserStore.${method}`, this.#timeoutMs, () => fn(this.users))
+    return storeCall(`UserStore.${method}`, this.#timeoutMs, () => fn(this.users))
   }
 
   /** Checks `password` of `identity` asked from `address` (the client's), under the lockout. */
