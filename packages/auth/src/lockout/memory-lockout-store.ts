@@ -28,6 +28,7 @@ function guardedUntil (state: LockoutState, policy: LockoutPolicy): number {
   const quiet = Math.max(state.lastFailure, state.lockedUntil) + policy.resetAfter * 1000
   return Math.max(state.lockedUntil, quiet, (state.claims.at(-1) ?? 0) + CLAIM_TTL_MS)
 }
+
 // Guarded entries examined per write for keys whose failures are forgotten (then dropped).
 const SWEEP_STEP = 2
 // Examined once more before a claim is refused because the locked keys are at their bound.
@@ -47,7 +48,8 @@ function positive (value: unknown, name: string): number {
  * until its failures are forgotten (`resetAfter` of quiet after its lock),
  * then it is dropped. Memory is bounded by `max` open keys plus `maxLocked`
  * guarded ones; when `maxLocked` keys are guarded at once, a claim of any
- * other key is refused (fails closed) until some are forgotten. Every call is synchronous, so a claim and its check of
+ * other key is refused (fails closed) until some are forgotten. Every call
+ * is synchronous, so a claim and its check of
  * the count cannot interleave with another request's.
  * D-LOCKOUT-10: locked keys are never evicted; full of locks, it fails closed.
  * D-LOCKOUT-13: a key that has been locked is kept until `resetAfter` has passed.
