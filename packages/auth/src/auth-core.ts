@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify'
-import { Avatar, formatChallenge, HttpError, isThenable, signInWith } from '@fastify-gatehouse/core'
+import { Avatar, formatChallenge, HttpError, isThenable, shownScheme, signInWith } from '@fastify-gatehouse/core'
 import { parseApiKey, type ApiKeyRecord, type ApiKeyStore } from './api-key.js'
 import { MAX_AUTHORIZATION_LENGTH, parseAuthorization } from './authorization-header.js'
 import type { BasicCredentialBackend, Outcome } from './basic.js'
@@ -13,7 +13,7 @@ import { BAD_HEADER, INVALID_CREDENTIALS, INVALID_REQUEST, INVALID_TOKEN, KEYS_U
 import { decodeJws, type DecodedJws } from './jws.js'
 import { JwtVerifier, type JwtFailure, type VerifiedJwt } from './jwt.js'
 import { resolveAuthOptions, type AuthOptions, type ResolvedAuthOptions } from './options.js'
-import { callOut } from './outside-call.js'
+import { storeCall } from './outside-call.js'
 import { PasswordGuard, resolveLockout } from './password-guard.js'
 
 // Basic sends the password with every request: its caller proved who they
@@ -173,8 +173,9 @@ export class AuthCore {
 
   // D-AUTH-74: names the scheme as sent and the ones accepted, as the challenges do.
   #unsupportedScheme (header: string): HttpError {
-    const sent = header.trim().split(' ', 1)[0]!
-    const scheme = sent.length <= 32 ? `The ${sent} scheme` : 'This scheme'
+    // D-AUTH-79: a value without a space is a bare credential, never named.
+    const sent = shownScheme(header)
+    const scheme = sent === undefined ? 'This scheme' : `The ${sent} scheme`
     const accepted = this.schemes.length === 0 ? 'No scheme is configured' : signInWith(this.schemes)
     return unauthorized(UNSUPPORTED_SCHEME, `${scheme} is not accepted here. ${accepted}`, this.#challenges)
   }
@@ -219,7 +220,7 @@ export class AuthCore {
     if (this.#apiKeys === undefined) throw this.#invalidToken('API keys are not accepted here')
     if (parseApiKey(key) === null) throw this.#invalidToken('Malformed API key')
     const apiKeys = this.#apiKeys
-    const found = callOut('ApiKeyStore.verify', this.#timeoutMs, () => apiKeys.verify(key))
+    const found = storeCall('ApiKeyStore.verify', this.#timeoutMs, () => apiKeys.verify(key))
     // A store of yours may answer with another library's promise (D-CORE-04).
     return isThenable(found) ? found.then((record) => this.#keyAvatar(record)) : this.#keyAvatar(found)
   }

@@ -4,7 +4,7 @@ import { BasicBackend, decodeBasic, INVALID, type BasicCredentialBackend, type B
 import { BoundedCache } from './bounded-cache.js'
 import { callCallback, type CallbackAnswer } from './callback-result.js'
 import { GATEHOUSE_AUTH_INVALID_CONFIG } from './errors.js'
-import { callOut } from './outside-call.js'
+import { storeCall } from './outside-call.js'
 import type { PasswordGuard } from './password-guard.js'
 import type { UserStore } from './user-store.js'
 
@@ -132,7 +132,7 @@ class SourceBackend implements BasicCredentialBackend {
   async #followUser (hit: Verified, digest: string, credentials: string, now: number, request: unknown): Promise<Outcome> {
     const { identity } = hit.avatar
     const { store } = this.#source as { store: UserStore }
-    const standing = await callOut('UserStore.standing', this.#timeoutMs, () => store.standing(identity))
+    const standing = await storeCall('UserStore.standing', this.#timeoutMs, () => store.standing(identity))
     // Disabled or deleted: refused, but the entry stays, so a client retrying
     // costs a standing() and not a password hash each time (nor a slot of
     // basicConcurrency). A re-enable serves it again; a new password or a
@@ -157,7 +157,7 @@ class SourceBackend implements BasicCredentialBackend {
     const verify = source.kind === 'store'
       ? async (): Promise<Avatar | null> => {
         // What a store throws may hold the password: a fresh error replaces it (D-AUTH-63).
-        const verified = await callOut('UserStore.verify', this.#timeoutMs, () => source.store.verify(user, password))
+        const verified = await storeCall('UserStore.verify', this.#timeoutMs, () => source.store.verify(user, password))
         if (verified === null) return null
         // A store of yours that gives no stamp: its users are verified on every request.
         stamp = typeof verified.stamp === 'string' && verified.stamp !== '' ? verified.stamp : undefined

@@ -68,6 +68,19 @@ export function lockoutUnavailable (call: string, facts: string): HttpError {
 }
 
 /**
+ * A user store or an API key store failed (threw something other than an
+ * `HttpError`: a custom store's ECONNREFUSED): the credentials cannot be
+ * checked now, an outage like a lockout store's, not a bug of the app's own
+ * function (503, `Retry-After: 5`). D-AUTH-78.
+ */
+export const STORE_UNAVAILABLE = 'GATEHOUSE_AUTH_STORE_UNAVAILABLE'
+
+/** The failure of a user or API key store's call (see {@link STORE_UNAVAILABLE}); `facts` are safe to log. */
+export function storeUnavailable (call: string, facts: string): HttpError {
+  return new HttpError(503, 'Cannot check the credentials now: the store is unavailable; try again shortly', { code: STORE_UNAVAILABLE, headers: { 'retry-after': '5' }, cause: new Error(`${call} threw ${facts}`) })
+}
+
+/**
  * A file store refused a change that would take it past one of its limits
  * (`maxRecords`, `maxFileBytes`): 507 Insufficient Storage, thrown as an
  * `HttpError` so the admin API answers it with this code and the message.

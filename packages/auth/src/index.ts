@@ -30,7 +30,7 @@ export type { BearerCase } from './bearer-scheme.js'
 export type { CallbackAnswer } from './callback-result.js'
 export type { BasicLockoutOptions } from './password-guard.js'
 export { lockoutCall } from './password-guard.js'
-export { CALLBACK_TIMEOUT_LIMITS, CALLBACK_TIMEOUT_SECONDS, callOut, failedCall, safeFacts } from './outside-call.js'
+export { CALLBACK_TIMEOUT_LIMITS, CALLBACK_TIMEOUT_SECONDS, callOut, failedCall, safeFacts, storeCall } from './outside-call.js'
 export type { FailureOptions, OtherFailure } from './outside-call.js'
 export { JWT_ALGORITHMS, JWT_NAME_PATTERN } from './jwt.js'
 export type { JwtAlgorithm, JwtVerifierOptions } from './jwt.js'
@@ -49,6 +49,7 @@ export type { StoreLimitOptions } from './stores/store-limits.js'
 export { MemoryLockoutStore } from './lockout/memory-lockout-store.js'
 export type { MemoryLockoutStoreOptions } from './lockout/memory-lockout-store.js'
 export { addressKey, lockoutAddress } from './lockout/address-key.js'
+export { identityKey } from './lockout/identity-key.js'
 export { afterClaim, afterFailure, afterRefund, boundedPolicy, CLAIM_TTL_MS, LOCKOUT_LIMITS, lockSeconds, MAX_LOCK_SECONDS, secondsUntil } from './lockout/lockout-policy.js'
 export type { ClaimOutcome, LockoutPolicy, LockoutState } from './lockout/lockout-policy.js'
 export type { LockoutStore } from './lockout/lockout-store.js'
@@ -88,5 +89,6 @@ export {
   LOCKOUT_UNAVAILABLE,
   REVOCATION_UNAVAILABLE,
   STORE_FULL,
+  STORE_UNAVAILABLE,
   UNSUPPORTED_SCHEME
 } from './errors.js'

@@ -5,6 +5,7 @@ import type { JWK } from 'jose'
 import { isThenable, LruMap } from '@fastify-gatehouse/core'
 import { keyProblem, MALFORMED_PAYLOAD, type DecodedJws } from './jws.js'
 import { settleWithin } from './settle-within.js'
+import { replacedThrow } from './outside-call.js'
 
 /**
  * What a key resolver may answer: an HS* secret (string, bytes or a secret
@@ -68,12 +69,12 @@ export class KeyResolver {
     try {
       answer = this.#resolve(jws.header, claims as Record<string, unknown>, request)
     } catch (err) {
-      return { detail: 'The key resolver failed', unavailable: true, cause: err }
+      return { detail: 'The key resolver failed', unavailable: true, cause: replacedThrow('the key resolver', err) }
     }
     if (!isThenable(answer)) return this.#imported(answer)
     return settleWithin(Promise.resolve(answer), this.#timeoutMs, 'the key resolver').then(
       (key) => this.#imported(key),
-      (err: unknown) => ({ detail: 'The key resolver failed', unavailable: true as const, cause: err })
+      (err: unknown) => ({ detail: 'The key resolver failed', unavailable: true as const, cause: replacedThrow('the key resolver', err) })
     )
   }
 

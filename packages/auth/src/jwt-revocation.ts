@@ -2,6 +2,7 @@ import type { FastifyRequest } from 'fastify'
 import { isThenable } from '@fastify-gatehouse/core'
 import { BoundedCache } from './bounded-cache.js'
 import { settleWithin } from './settle-within.js'
+import { replacedThrow } from './outside-call.js'
 
 /**
  * A verifier's `isRevoked` option: whether a verified token is revoked
@@ -53,12 +54,12 @@ export class RevocationCheck {
     try {
       answer = this.#isRevoked(claims, request)
     } catch (err) {
-      return { unavailable: true, cause: err }
+      return { unavailable: true, cause: replacedThrow('isRevoked', err) }
     }
     if (!isThenable(answer)) return this.#settle(key, answer, until)
     const asked = settleWithin(Promise.resolve(answer), this.#timeoutMs, 'isRevoked').then(
       (value) => this.#settle(key, value, until),
-      (err: unknown) => ({ unavailable: true as const, cause: err })
+      (err: unknown) => ({ unavailable: true as const, cause: replacedThrow('isRevoked', err) })
     ).finally(() => this.#pending.delete(key))
     this.#pending.set(key, asked)
     return asked

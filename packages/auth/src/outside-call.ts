@@ -1,5 +1,5 @@
 import { HttpError, isThenable } from '@fastify-gatehouse/core'
-import { callbackTimedOut, GATEHOUSE_AUTH_CALLBACK_FAILED } from './errors.js'
+import { callbackTimedOut, GATEHOUSE_AUTH_CALLBACK_FAILED, storeUnavailable } from './errors.js'
 import { HookTimeout, settleWithin } from './settle-within.js'
 
 // Calls out of Gatehouse into code it does not own: a function of the
@@ -132,4 +132,26 @@ export function callOut<T> (call: string, ms: number, fn: () => T | PromiseLike<
     if (err instanceof HookTimeout) throw callbackTimedOut(err)
     throw failedCall(call, err, options)
   })
+}
+
+/**
+ * What a call out that threw leaves as a cause to log: our own timeout as it
+ * is, anything else replaced by an error naming only `call` and {@link safeFacts}.
+ * D-AUTH-63: the JWT key resolver and `isRevoked` too, whose throw may quote the token.
+ */
+export function replacedThrow (call: string, thrown: unknown): Error {
+  return thrown instanceof HookTimeout ? thrown : new Error(`${call} threw ${safeFacts(thrown)}`)
+}
+
+const STORE_FAILURE = Object.freeze({ other: storeUnavailable })
+
+/**
+ * {@link callOut} for a call of a user store or an API key store
+ * (`UserStore.verify`, `ApiKeyStore.verify`…): a thrown value other than an
+ * `HttpError` is 503 `GATEHOUSE_AUTH_STORE_UNAVAILABLE` with `Retry-After`,
+ * not the 500 of an app's own function.
+ * D-AUTH-78: a store that fails is an outage, as a lockout store's is.
+ */
+export function storeCall<T> (call: string, ms: number, fn: () => T | PromiseLike<T>): T | Promise<T> {
+  return callOut(call, ms, fn, STORE_FAILURE)
 }

@@ -4,6 +4,7 @@ import { LOCKOUT_LIMITS, type LockoutPolicy } from './lockout/lockout-policy.js'
 import type { LockoutStore } from './lockout/lockout-store.js'
 import { MemoryLockoutStore } from './lockout/memory-lockout-store.js'
 import { addressKey as addressKeyOf } from './lockout/address-key.js'
+import { identityKey as identityKeyOf } from './lockout/identity-key.js'
 import { callOut } from './outside-call.js'
 
 /** Lockout of Basic passwords (off unless given): the keys and defaults of the server's login lockout. */
@@ -145,7 +146,7 @@ export class PasswordGuard {
   async #locked (lockout: Lockout, identity: string, address: string | undefined, verify: () => Promise<Avatar | null>): Promise<Avatar | null> {
     const { store } = lockout
     const ms = this.#timeoutMs
-    const identityKey = `identity:${identity}`
+    const identityKey = identityKeyOf(identity)
     const addressKey = address === undefined ? undefined : addressKeyOf(address)
     // The address first; a refused identity gives the address its place back (D-LOCKOUT-03).
     if (addressKey !== undefined) {

@@ -36,14 +36,22 @@ export function signInWith (schemes: readonly string[]): string {
   return `Sign in with ${orList(schemes)} credentials`
 }
 
-// Longest scheme name echoed in a message; longer ones are not named.
-const MAX_SCHEME_SHOWN = 32
+// Longest scheme name echoed in a message: the registered ones are at most
+// 13 characters (`Negotiate`, `SCRAM-SHA-256`); longer ones are not named.
+const MAX_SCHEME_SHOWN = 20
 
-/** The scheme of an `Authorization` value as sent (`Basic`), when it is a short token; else `undefined`. */
-function schemeOf (authorization: string): string | undefined {
+/**
+ * The scheme of an `Authorization` value as sent (`Basic`), to name in a
+ * message: only when credentials follow it after a space and it is a token
+ * of at most 20 characters; else `undefined`. A value without a space is a
+ * bare credential (a token sent without its scheme), never a scheme name.
+ * D-AUTH-79: a credential sent without a scheme is never echoed or logged.
+ */
+export function shownScheme (authorization: string): string | undefined {
   const trimmed = authorization.trim()
   const space = trimmed.indexOf(' ')
-  const scheme = space === -1 ? trimmed : trimmed.slice(0, space)
+  if (space === -1) return undefined
+  const scheme = trimmed.slice(0, space)
   return scheme.length <= MAX_SCHEME_SHOWN && isToken(scheme) ? scheme : undefined
 }
 
@@ -62,7 +70,7 @@ export function anonymousRefusal (config: unknown, authorization?: string): Erro
   if (accepts === undefined) {
     if (authorization === undefined) return new GATEHOUSE_CORE_FORBIDDEN()
     // D-AUTH-73: a 403, as DESIGN §5 wants without auth; a 401 would need a challenge for a scheme the route accepts, and there is none.
-    const scheme = schemeOf(authorization)
+    const scheme = shownScheme(authorization)
     return new GATEHOUSE_CORE_SCHEME_NOT_ACCEPTED(`${scheme === undefined ? 'The Authorization header' : `The ${scheme} scheme`} is not accepted here: this route reads no Authorization header; sign in for a session cookie instead`)
   }
   const message = signInWith(accepts.schemes)

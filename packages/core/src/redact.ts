@@ -42,9 +42,29 @@ const PROSE_WORDS = new Set([
 const CHALLENGE_PARAM = /^(?:realm|charset|error|error_description|error_uri|scope|max_age|acr_values)=/i
 const TRAILING_PUNCTUATION = /[.:!?)\]'"]+$/
 
-/** Whether the word after a scheme name reads as prose or a challenge, not a credential. */
-function isProse (word: string): boolean {
-  return PROSE_WORDS.has(word.replace(TRAILING_PUNCTUATION, '').toLowerCase()) || CHALLENGE_PARAM.test(word)
+// More text after a word on the same line (punctuation aside): a sentence goes on.
+const TEXT_FOLLOWS = /^[,;.:!?)\]'"]*[^\S\r\n]+\S/
+// Prose words that may end a sentence after a scheme name (`Sign in with
+// Bearer credentials`, `Bearer token expired`): words about the scheme and
+// the states of a credential, not the nouns a made-up token is spelled with.
+const ENDING_WORDS = new Set([
+  'credentials', 'scheme', 'schemes', 'authentication', 'authorization', 'challenge', 'challenges', 'header', 'headers',
+  'missing', 'invalid', 'malformed', 'expired', 'revoked', 'unknown', 'empty', 'refused', 'rejected', 'accepted',
+  'required', 'expected', 'supported', 'unsupported', 'allowed', 'disabled', 'enabled', 'configured', 'failed'
+])
+
+/**
+ * Whether the word after a scheme name reads as prose or a challenge, not a
+ * credential: a challenge's parameter, or a prose word with more text after
+ * it on its line (a credential usually ends the header value: `Bearer access`
+ * at the end of a line is a token that happens to be a word), or, ending the
+ * line, one of the few words about the scheme itself (`credentials`).
+ * D-AUTH-80: a prose word that ends the line is taken for a credential.
+ */
+function isProse (word: string, after: string): boolean {
+  if (CHALLENGE_PARAM.test(word)) return true
+  const bare = word.replace(TRAILING_PUNCTUATION, '').toLowerCase()
+  return PROSE_WORDS.has(bare) && (TEXT_FOLLOWS.test(after) || ENDING_WORDS.has(bare))
 }
 
 /** `text` with the credential after each scheme name masked, the words of sentences kept. */
@@ -55,7 +75,7 @@ function redactCredentials (text: string): string {
   for (let match = CREDENTIAL.exec(text); match !== null; match = CREDENTIAL.exec(text)) {
     const word = match[3]!
     // Prose: go on right after the spaces, so the word may itself be a scheme name (`Basic or Bearer abc`).
-    if (isProse(word)) continue
+    if (isProse(word, text.slice(CREDENTIAL.lastIndex + word.length))) continue
     out += `${text.slice(from, match.index)}${match[1]!} ${REDACTED}`
     from = CREDENTIAL.lastIndex + word.length
     CREDENTIAL.lastIndex = from

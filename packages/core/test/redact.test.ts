@@ -104,3 +104,23 @@ test('redactText still masks every credential form after a scheme', async (t) =>
   t.equal(redactText(`Basic ${basic}`).includes(basic), false)
   t.equal(redactText(redactText('Bearer abc123')), 'Bearer [REDACTED]', 'idempotent')
 })
+
+// Issue 25 review, item 8 (D-AUTH-80): a one-word credential that is also a
+// prose word (`access`, `ok`, `token`) was kept when it ended the header value.
+test('redactText masks a prose word that ends the line after a scheme: it is a credential', async (t) => {
+  const cases: Array<[string, string]> = [
+    ['Authorization: Bearer access', 'Authorization: Bearer [REDACTED]'],
+    ['Bearer access', 'Bearer [REDACTED]'],
+    ['header Basic ok', 'header Basic [REDACTED]'],
+    ['Basic ok', 'Basic [REDACTED]'],
+    ['sent Bearer token', 'sent Bearer [REDACTED]'],
+    ['authorization: Bearer token\nnext line', 'authorization: Bearer [REDACTED]\nnext line'],
+    ['Bearer access\r\nHost: x', 'Bearer [REDACTED]\r\nHost: x'],
+    ['a, Bearer refresh', 'a, Bearer [REDACTED]']
+  ]
+  for (const [input, expected] of cases) t.equal(redactText(input), expected, JSON.stringify(input))
+  // Sentences are kept as before.
+  for (const prose of ['Bearer token missing', 'Bearer token expired.', 'Bearer access is refused', 'Basic ok, go on', 'Sign in with Basic or Bearer credentials', 'the Bearer scheme']) {
+    t.equal(redactText(prose), prose, prose)
+  }
+})

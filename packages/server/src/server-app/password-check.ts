@@ -1,4 +1,4 @@
-import { addressKey, callOut, lockoutCall, MemoryLockoutStore, type LockoutPolicy, type LockoutStore, type UserStore, type VerifiedUser } from '@fastify-gatehouse/auth'
+import { addressKey, identityKey, lockoutCall, MemoryLockoutStore, storeCall, type LockoutPolicy, type LockoutStore, type UserStore, type VerifiedUser } from '@fastify-gatehouse/auth'
 import type { ResolvedLoginOptions } from './options.js'
 
 /** What a password check came to: the user, a wrong password (counted), or a lock (nothing checked). */
@@ -49,7 +49,7 @@ export class PasswordCheck {
    * becomes a fresh error without its message (it may quote a password).
    */
   callUsers<T> (method: 'verify' | 'setPassword', fn: (users: UserStore) => Promise<T>): T | Promise<T> {
-    return callOut(`UserStore.${method}`, this.#timeoutMs, () => fn(this.users))
+    return storeCall(`UserStore.${method}`, this.#timeoutMs, () => fn(this.users))
   }
 
   /** Checks `password` of `identity` asked from `address` (the client's), under the lockout. */
@@ -67,7 +67,7 @@ export class PasswordCheck {
    * D-LOCKOUT-03: the address first; a refused identity gives the address its place back.
    */
   async #claim (identity: string, address: string): Promise<Attempt> {
-    const attempt = { identityKey: `identity:${identity}`, addressKey: addressKey(address), retryAfter: 0 }
+    const attempt = { identityKey: identityKey(identity), addressKey: addressKey(address), retryAfter: 0 }
     const ms = this.#timeoutMs
     attempt.retryAfter = await lockoutCall('claim', ms, () => this.#store.claim(attempt.addressKey, this.#addressPolicy, this.#now()))
     if (attempt.retryAfter > 0) return attempt
