@@ -1,7 +1,6 @@
 import type { FastifyRequest } from 'fastify'
-import { isThenable } from '@fastify-gatehouse/core'
+import { isThenable, settleWithin } from '@fastify-gatehouse/core'
 import { BoundedCache } from './bounded-cache.js'
-import { settleWithin } from './settle-within.js'
 
 /**
  * A verifier's `isRevoked` option: whether a verified token is revoked
