@@ -5,7 +5,7 @@ import { checkUnavailable, GATEHOUSE_SESSION_INVALID_CHECK_ANSWER, storeUnavaila
 import { resolveSessionOptions, type SessionOptions } from './options.js'
 import { Session, type SessionChange } from './session.js'
 import { isSessionId, sessionKey } from './session-id.js'
-import { withinLimit } from './store-call.js'
+import { limitedStore, withinLimit } from './store-call.js'
 import { writeSession } from './write-session.js'
 import { sessionClient } from './session-client.js'
 import type { SessionClient, SessionRecord } from './session-store.js'
@@ -30,7 +30,8 @@ export const sessionHooks: FastifyPluginAsync<SessionOptions> = async function s
   // Cookies are parsed and written with @fastify/cookie: ours when the app
   // has none, or the app's own.
   if (!app.hasDecorator('serializeCookie')) await app.register(fastifyCookie)
-  if (!app.hasDecorator('sessionStore')) app.decorate('sessionStore', store)
+  // Bounded like the component's own calls, for the account and admin endpoints (D-SESSION-33).
+  if (!app.hasDecorator('sessionStore')) app.decorate('sessionStore', limitedStore(store, ms))
   // The lifetimes, for what describes sessions (an account page's "last seen").
   if (!app.hasDecorator('sessionSettings')) app.decorate('sessionSettings', Object.freeze({ idleTtl: opts.idleTtl, absoluteTtl: opts.absoluteTtl, touchInterval: opts.touchInterval }))
   const cookie = { httpOnly: true, secure: opts.secure, sameSite: opts.samesite, path: '/' } as const
