@@ -32,23 +32,33 @@ function leakyError (password: string, n: number): unknown {
   return errors[n % errors.length]
 }
 
-test('an error a UserStore throws at sign-in or password change never shows the password, in any encoding, in a log line or a response', async (t) => {
-  const lines: string[] = []
-  const leaking = new Set<string>()
+/**
+ * `users`, but `verify`, `setPassword` and `add` throw {@link leakyError}
+ * when given a password of `leaking` (the second argument, or its
+ * `password`); `thrown()` counts the throws.
+ */
+function leakyStore (users: UserStore, leaking: ReadonlySet<string>): { store: UserStore, thrown: () => number } {
   let n = 0
-  const users = await accountUsers()
   const store = new Proxy(users, {
     get (target, key) {
       const value = Reflect.get(target, key, target) as unknown
-      if (key === 'verify' || key === 'setPassword') {
-        return async (identity: string, password: string) => {
+      if (key === 'verify' || key === 'setPassword' || key === 'add') {
+        return async (identity: string, given: string | { password: string }) => {
+          const password = typeof given === 'string' ? given : given.password
           if (leaking.has(password)) throw leakyError(password, n++)
-          return await (value as (i: string, p: string) => Promise<unknown>).call(target, identity, password)
+          return await (value as (i: string, g: unknown) => Promise<unknown>).call(target, identity, given)
         }
       }
       return typeof value === 'function' ? value.bind(target) : value
     }
-  }) as UserStore
+  })
+  return { store, thrown: () => n }
+}
+
+test('an error a UserStore throws at sign-in or password change never shows the password, in any encoding, in a log line or a response', async (t) => {
+  const lines: string[] = []
+  const leaking = new Set<string>()
+  const { store, thrown } = leakyStore(await accountUsers(), leaking)
   const server = new AppServer({
     logger: pino({ level: 'trace' }, { write: (l: string) => { lines.push(l) } }) as FastifyBaseLogger,
     users: store,
@@ -85,7 +95,7 @@ test('an error a UserStore throws at sign-in or password change never shows the 
     await send('/_server/account/password', JSON.stringify({ current_password: 'alice-pass', new_password: secrets[7] }), json, { cookie })
   ]
   t.ok(statuses.every((s) => s >= 500), `each call failed in the store: ${statuses.join(' ')}`)
-  t.ok(n >= 8, `the store threw ${n} times`)
+  t.ok(thrown() >= 8, `the store threw ${thrown()} times`)
   const logged = lines.join('\n')
   t.match(logged, 'UserStore.verify threw Error ECONNRESET', 'what is logged: the call, the class and the code')
   t.match(logged, /UserStore\.setPassword threw (TypeError|HttpError 503 APP_DOWN|Error ECONNRESET)/)
@@ -122,26 +132,8 @@ async function adminServer (t: Test, store: UserStore, lines: string[], callback
 test("an error the user store throws on the admin API's add or set-password never shows the password, in any encoding, in a log line or a response", async (t) => {
   const lines: string[] = []
   const leaking = new Set<string>()
-  let n = 0
   const users = await accountUsers()
-  const store = new Proxy(users, {
-    get (target, key) {
-      const value = Reflect.get(target, key, target) as unknown
-      if (key === 'add') {
-        return async (identity: string, record: { password: string }) => {
-          if (leaking.has(record.password)) throw leakyError(record.password, n++)
-          return await (value as (i: string, r: unknown) => Promise<unknown>).call(target, identity, record)
-        }
-      }
-      if (key === 'setPassword') {
-        return async (identity: string, password: string) => {
-          if (leaking.has(password)) throw leakyError(password, n++)
-          return await (value as (i: string, p: string) => Promise<unknown>).call(target, identity, password)
-        }
-      }
-      return typeof value === 'function' ? value.bind(target) : value
-    }
-  }) as UserStore
+  const { store, thrown } = leakyStore(users, leaking)
   const { base, cookie } = await adminServer(t, store, lines)
   const responses: string[] = []
   const send = async (method: string, path: string, body: object): Promise<number> => {
@@ -160,7 +152,7 @@ test("an error the user store throws on the admin API's add or set-password neve
     await send('PATCH', '/_server/users/bob', { password: secrets[5], tags: 'member' })
   ]
   t.same(statuses, [500, 500, 503, 500, 500, 503], 'each call failed in the store: 500, or the 503 the HttpError carried')
-  t.equal(n, 6, 'the store threw six times')
+  t.equal(thrown(), 6, 'the store threw six times')
   const logged = lines.join('\n')
   t.match(logged, 'UserStore.add threw Error ECONNRESET', 'what is logged: the call, the class and the code')
   t.match(logged, 'UserStore.setPassword threw Error ECONNRESET')
