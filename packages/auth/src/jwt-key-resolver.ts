@@ -2,8 +2,9 @@ import { createPublicKey, KeyObject, type JsonWebKey, type webcrypto } from 'nod
 import { isUint8Array } from 'node:util/types'
 import type { FastifyRequest } from 'fastify'
 import type { JWK } from 'jose'
-import { isThenable, LruMap, settleWithin } from '@fastify-gatehouse/core'
+import { isThenable, LruMap } from '@fastify-gatehouse/core'
 import { keyProblem, MALFORMED_PAYLOAD, type DecodedJws } from './jws.js'
+import { settleWithin } from './settle-within.js'
 
 /**
  * What a key resolver may answer: an HS* secret (string, bytes or a secret

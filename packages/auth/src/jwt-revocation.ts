@@ -1,6 +1,7 @@
 import type { FastifyRequest } from 'fastify'
-import { isThenable, settleWithin } from '@fastify-gatehouse/core'
+import { isThenable } from '@fastify-gatehouse/core'
 import { BoundedCache } from './bounded-cache.js'
+import { settleWithin } from './settle-within.js'
 
 /**
  * A verifier's `isRevoked` option: whether a verified token is revoked
