@@ -1,6 +1,5 @@
-import { HttpError, isThenable } from '@fastify-gatehouse/core'
+import { HookTimeout, HttpError, isThenable, safeFacts, settleWithin, thrownStatus } from '@fastify-gatehouse/core'
 import { callbackTimedOut, GATEHOUSE_AUTH_CALLBACK_FAILED, storeUnavailable } from './errors.js'
-import { HookTimeout, settleWithin } from './settle-within.js'
 
 // Calls out of Gatehouse into code it does not own: a function of the
 // options (`basic.validate`, `bearer.auth`) or a store (`UserStore.verify`,
@@ -9,11 +8,8 @@ import { HookTimeout, settleWithin } from './settle-within.js'
 // given, in any encoding (JSON-escaped, URL-encoded, base64 of user:pass),
 // so it is replaced, not scrubbed. D-AUTH-62, D-AUTH-63.
 
-/** The default time limit of a call out, in seconds (`callbackTimeout`). */
-export const CALLBACK_TIMEOUT_SECONDS = 5
-
-/** The bounds of `callbackTimeout`, in seconds: a millisecond (tests) to five minutes. */
-export const CALLBACK_TIMEOUT_LIMITS = Object.freeze({ min: 0.001, max: 300 })
+// Core's since the session component bounds its store calls the same way.
+export { CALLBACK_TIMEOUT_LIMITS, CALLBACK_TIMEOUT_SECONDS, safeFacts } from '@fastify-gatehouse/core'
 
 /** What a failure of a call out becomes when the thrown value is not an `HttpError`. */
 export type OtherFailure = (call: string, facts: string, status: number | undefined) => Error
@@ -30,45 +26,6 @@ export interface FailureOptions {
    * Default: false.
    */
   readonly keepMessage?: boolean
-}
-
-const CLASS_NAME = /^[A-Za-z_$][\w$]{0,63}$/
-const CODE = /^[\w.-]{1,64}$/
-
-function read (value: object, key: string): unknown {
-  try {
-    return (value as Record<string, unknown>)[key]
-  } catch {
-    return undefined
-  }
-}
-
-function statusOf (thrown: object): number | undefined {
-  const status = read(thrown, 'statusCode') ?? read(thrown, 'status')
-  return typeof status === 'number' && Number.isInteger(status) && status >= 400 && status <= 599 ? status : undefined
-}
-
-/**
- * The facts of a thrown value that are safe to log: its class name, its
- * status and its code (each only when it has the shape of one), and those
- * of its causes; never its message, stack or other fields, where the
- * credential it was given may sit. `TypeError`, `HttpError 503
- * GATEHOUSE_POSTGRES_UNAVAILABLE, caused by DatabaseError 57P01`.
- */
-export function safeFacts (thrown: unknown, depth = 0): string {
-  if (thrown === null || (typeof thrown !== 'object' && typeof thrown !== 'function')) return thrown === null ? 'null' : `a ${typeof thrown}`
-  let name: unknown
-  try {
-    name = (Object.getPrototypeOf(thrown) as { constructor?: { name?: unknown } } | null)?.constructor?.name
-  } catch {}
-  const facts = [typeof name === 'string' && CLASS_NAME.test(name) ? name : 'an object']
-  const status = statusOf(thrown)
-  if (status !== undefined) facts.push(String(status))
-  const code = read(thrown, 'code')
-  if ((typeof code === 'string' && CODE.test(code)) || (typeof code === 'number' && Number.isInteger(code))) facts.push(String(code))
-  const cause = read(thrown, 'cause')
-  const more = cause !== undefined && depth < 2 ? `, caused by ${safeFacts(cause, depth + 1)}` : ''
-  return facts.join(' ') + more
 }
 
 // Gatehouse's own stores answer fixed sentences under these codes.
@@ -91,7 +48,7 @@ export function failedCall (call: string, thrown: unknown, options: FailureOptio
       cause: new Error(`${call} threw ${facts}`)
     })
   }
-  const status = thrown !== null && typeof thrown === 'object' ? statusOf(thrown) : undefined
+  const status = thrown !== null && typeof thrown === 'object' ? thrownStatus(thrown) : undefined
   return (options.other ?? callbackFailed)(call, facts, status)
 }
 

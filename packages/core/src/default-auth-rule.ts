@@ -1,7 +1,8 @@
 import type { FastifyInstance, RouteOptions } from 'fastify'
-import { AuthRuleSyntaxError, compileAuthRule } from './auth-rule.js'
+import { AuthRuleSyntaxError, compileAuthRule, type AuthRule } from './auth-rule.js'
 import { GATEHOUSE_CORE_INVALID_AUTH_RULE, GATEHOUSE_CORE_UNENFORCED_AUTH_RULE } from './errors.js'
 import { declaredRoutes } from './rule-coverage.js'
+import { ruleRefusal } from './rule-refusal.js'
 import type { AnyFastifyInstance } from './scope.js'
 
 // D-RULES-13: a scope's default rule. Kept on the instance under a
@@ -36,7 +37,8 @@ function routeName (route: RouteOptions): string {
  * when it has none of its own: `setDefaultAuthRule(scope, '*')` asks for a
  * signed-in caller on every route of the scope, as @fastify/jwt's
  * `onRequest: jwtVerify` hook or @fastify/bearer-auth's plugin do. A route's
- * own `authRule` wins. Routes outside the scope are untouched.
+ * own `authRule` wins. Routes outside the scope are untouched. The scope's
+ * own not-found handler answers only callers the rule admits (D-RULES-14).
  *
  * Call it first in the plugin, after the Gatehouse chain is installed above
  * it. Throws `GATEHOUSE_CORE_INVALID_AUTH_RULE` for a malformed rule, a
@@ -48,8 +50,9 @@ function routeName (route: RouteOptions): string {
 export function setDefaultAuthRule (scope: AnyFastifyInstance, rule: string): void {
   const instance = scope as FastifyInstance
   const where = `the scope ${JSON.stringify(instance.prefix === '' ? '/' : instance.prefix)}`
+  let allows: AuthRule
   try {
-    compileAuthRule(rule)
+    allows = compileAuthRule(rule)
   } catch (err) {
     if (!(err instanceof AuthRuleSyntaxError)) throw err
     throw new GATEHOUSE_CORE_INVALID_AUTH_RULE(JSON.stringify(rule), where, err.message)
@@ -71,5 +74,13 @@ export function setDefaultAuthRule (scope: AnyFastifyInstance, rule: string): vo
     if (config?.[kRuleFromDefault] === true) return
     if ((route.config as { authRule?: unknown } | undefined)?.authRule !== undefined || (route as { authRule?: unknown }).authRule !== undefined) return
     throw new GATEHOUSE_CORE_UNENFORCED_AUTH_RULE(`The default authRule ${JSON.stringify(rule)} of ${where}`, routeName(route))
+  })
+  // D-RULES-14: the scope's own 404 handler (setNotFoundHandler inside it)
+  // is no route, so no rule is compiled onto it; this hook of the scope runs
+  // for it after the chain's hooks (auth, session: an ancestor's, so earlier)
+  // and refuses as the rule would, as a peer's scope-wide onRequest hook does.
+  // A 404 the scope does not handle (the parent's handler) never runs it.
+  instance.addHook('onRequest', function enforceDefaultRuleOn404 (request, _reply, done) {
+    done(request.is404 ? ruleRefusal(allows, request) : undefined)
   })
 }

@@ -1,10 +1,10 @@
 import type { FastifyInstance, onRequestHookHandler, RouteOptions } from 'fastify'
-import { anonymousRefusal } from './anonymous-refusal.js'
 import { compileAuthRule, AuthRuleSyntaxError } from './auth-rule.js'
 import { markDefaultRule, scopeDefaultRule } from './default-auth-rule.js'
-import { GATEHOUSE_CORE_FORBIDDEN, GATEHOUSE_CORE_INVALID_AUTH_RULE, GATEHOUSE_CORE_INVALID_FRESH, GATEHOUSE_CORE_INVALID_ROUTE_OPTION } from './errors.js'
+import { GATEHOUSE_CORE_INVALID_AUTH_RULE, GATEHOUSE_CORE_INVALID_FRESH, GATEHOUSE_CORE_INVALID_ROUTE_OPTION } from './errors.js'
 import { freshProblem, isFresh, ReauthenticateError } from './fresh.js'
 import { markRuleCompiled } from './rule-coverage.js'
+import { ruleRefusal } from './rule-refusal.js'
 import { processWide } from './shared-identity.js'
 
 declare module 'fastify' {
@@ -140,14 +140,12 @@ export function enforceRouteRules (app: FastifyInstance): void {
     }
     const maxAge = fresh as number | undefined
     const enforceAuthRule: onRequestHookHandler = function enforceAuthRule (request, _reply, done) {
-      const caller = request.scope?.auth ?? null
-      // D-RULES-02: an anonymous caller never satisfies a rule, even a purely negative one.
-      if (allows !== undefined && (caller === null || !allows(caller))) {
-        // What auth accepts is read from the config only on this path (D-RULES-11).
-        done(caller === null ? anonymousRefusal(request.routeOptions.config, request.headers.authorization) : new GATEHOUSE_CORE_FORBIDDEN())
+      const refused = allows === undefined ? undefined : ruleRefusal(allows, request)
+      if (refused !== undefined) {
+        done(refused)
         return
       }
-      if (maxAge !== undefined && !isFresh(caller, maxAge, Date.now())) {
+      if (maxAge !== undefined && !isFresh(request.scope?.auth ?? null, maxAge, Date.now())) {
         done(new ReauthenticateError(maxAge))
         return
       }

@@ -1,5 +1,5 @@
 import createError from '@fastify/error'
-import { HttpError } from '@fastify-gatehouse/core'
+import { HookTimeout, HttpError, safeFacts } from '@fastify-gatehouse/core'
 
 // Every code of this package; listed in docs/error-codes.md.
 
@@ -33,8 +33,11 @@ export const CHECK_UNAVAILABLE = 'GATEHOUSE_SESSION_CHECK_UNAVAILABLE'
 export const CONFLICT = 'GATEHOUSE_SESSION_CONFLICT'
 
 // D-SESSION-04: a 503 both ways, never a silent logout.
-export function storeUnavailable (cause: unknown): HttpError {
-  return new HttpError(503, 'Session store unavailable', { code: STORE_UNAVAILABLE, headers: { 'retry-after': '5' }, cause })
+// D-SESSION-34: what a store threw is logged by its safe facts only (class,
+// status, code): its message or fields may quote a session key or record.
+export function storeUnavailable (cause: unknown, call = 'SessionStore'): HttpError {
+  const safe = cause instanceof HookTimeout ? cause : new Error(`${call} threw ${safeFacts(cause)}`)
+  return new HttpError(503, 'Session store unavailable', { code: STORE_UNAVAILABLE, headers: { 'retry-after': '5' }, cause: safe })
 }
 
 export function checkUnavailable (cause: unknown): HttpError {

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox'
-import { TOKEN_PATTERN, type MaybePromise } from '@fastify-gatehouse/core'
+import { CALLBACK_TIMEOUT_LIMITS, CALLBACK_TIMEOUT_SECONDS, TOKEN_PATTERN, type MaybePromise } from '@fastify-gatehouse/core'
 import { GATEHOUSE_SESSION_INVALID_OPTIONS } from './errors.js'
 import { MemorySessionStore } from './memory-session-store.js'
 import type { SessionRecord, SessionStore } from './session-store.js'
@@ -35,6 +35,15 @@ export interface SessionOptions {
    * signed in by password.
    */
   checkIdentity?: CheckIdentity
+  /**
+   * Seconds each call of the store (`get`, `set`, `touch`, `destroy`) and of
+   * `checkIdentity` may take on a request; past it 503
+   * `GATEHOUSE_SESSION_STORE_UNAVAILABLE` (`GATEHOUSE_SESSION_CHECK_UNAVAILABLE`
+   * for the check), the late answer ignored; a `touch` past it is skipped.
+   * From 0.001 to 300; auth's and the server's option of the same name.
+   * Default: 5.
+   */
+  callbackTimeout?: number
 }
 
 /** {@link SessionOptions} with the defaults applied: a store is always there. */
@@ -47,6 +56,7 @@ export interface ResolvedSessionOptions {
   readonly touchInterval: number
   readonly store: SessionStore
   readonly checkIdentity: CheckIdentity | undefined
+  readonly callbackTimeout: number
 }
 
 /** The defaults, but for `store` (a new `MemorySessionStore` per component). */
@@ -56,7 +66,8 @@ export const defaults: Readonly<Omit<ResolvedSessionOptions, 'store' | 'checkIde
   samesite: 'lax',
   idleTtl: 3600,
   absoluteTtl: 86_400,
-  touchInterval: 60
+  touchInterval: 60,
+  callbackTimeout: CALLBACK_TIMEOUT_SECONDS
 })
 
 const seconds = (max: number) => Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: max }))
@@ -69,7 +80,8 @@ export const sessionOptionsSchema = Type.Object({
   absoluteTtl: seconds(31_536_000),
   touchInterval: Type.Optional(Type.Number({ minimum: 0, maximum: 86_400 })),
   store: Type.Optional(Type.Unsafe<SessionStore>(Type.Any())),
-  checkIdentity: Type.Optional(Type.Unsafe<CheckIdentity>(Type.Any()))
+  checkIdentity: Type.Optional(Type.Unsafe<CheckIdentity>(Type.Any())),
+  callbackTimeout: Type.Optional(Type.Number({ minimum: CALLBACK_TIMEOUT_LIMITS.min, maximum: CALLBACK_TIMEOUT_LIMITS.max }))
 }, { additionalProperties: false })
 
 const STORE_METHODS = ['get', 'set', 'touch', 'destroy', 'destroyAllFor', 'listFor'] as const
@@ -88,6 +100,10 @@ export function resolveSessionOptions (options: SessionOptions = {}): ResolvedSe
   const store = options.store ?? new MemorySessionStore()
   if (STORE_METHODS.some((method) => typeof (store as unknown as Record<string, unknown> | null)?.[method] !== 'function')) {
     throw new GATEHOUSE_SESSION_INVALID_OPTIONS(`store must be a SessionStore (with ${STORE_METHODS.join(', ')})`)
+  }
+  const limit = resolved.callbackTimeout
+  if (typeof limit !== 'number' || !(limit >= CALLBACK_TIMEOUT_LIMITS.min && limit <= CALLBACK_TIMEOUT_LIMITS.max)) {
+    throw new GATEHOUSE_SESSION_INVALID_OPTIONS(`callbackTimeout must be a number of seconds from ${CALLBACK_TIMEOUT_LIMITS.min} to ${CALLBACK_TIMEOUT_LIMITS.max}`)
   }
   const check = options.checkIdentity
   if (check !== undefined && typeof check !== 'function') throw new GATEHOUSE_SESSION_INVALID_OPTIONS('checkIdentity must be a function')

@@ -1,10 +1,11 @@
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify'
 import { fastifyCookie } from '@fastify/cookie'
-import { Avatar, errorForLog, isThenable } from '@fastify-gatehouse/core'
+import { Avatar, HookTimeout, isThenable, safeFacts } from '@fastify-gatehouse/core'
 import { checkUnavailable, GATEHOUSE_SESSION_INVALID_CHECK_ANSWER, storeUnavailable } from './errors.js'
 import { resolveSessionOptions, type SessionOptions } from './options.js'
 import { Session, type SessionChange } from './session.js'
 import { isSessionId, sessionKey } from './session-id.js'
+import { limitedStore, withinLimit } from './store-call.js'
 import { writeSession } from './write-session.js'
 import { sessionClient } from './session-client.js'
 import type { SessionClient, SessionRecord } from './session-store.js'
@@ -23,11 +24,14 @@ function isCheckAnswer (value: unknown): value is { tags: readonly string[] } {
 export const sessionHooks: FastifyPluginAsync<SessionOptions> = async function session (app, options) {
   const opts = resolveSessionOptions(options)
   const { store, checkIdentity: check } = opts
+  // D-SESSION-33: every call into the store and checkIdentity has callbackTimeout seconds.
+  const ms = opts.callbackTimeout * 1000
   const times = { idleTtl: opts.idleTtl * 1000, absoluteTtl: opts.absoluteTtl * 1000, touchInterval: opts.touchInterval * 1000 }
   // Cookies are parsed and written with @fastify/cookie: ours when the app
   // has none, or the app's own.
   if (!app.hasDecorator('serializeCookie')) await app.register(fastifyCookie)
-  if (!app.hasDecorator('sessionStore')) app.decorate('sessionStore', store)
+  // Bounded like the component's own calls, for the account and admin endpoints (D-SESSION-33).
+  if (!app.hasDecorator('sessionStore')) app.decorate('sessionStore', limitedStore(store, ms))
   // The lifetimes, for what describes sessions (an account page's "last seen").
   if (!app.hasDecorator('sessionSettings')) app.decorate('sessionSettings', Object.freeze({ idleTtl: opts.idleTtl, absoluteTtl: opts.absoluteTtl, touchInterval: opts.touchInterval }))
   const cookie = { httpOnly: true, secure: opts.secure, sameSite: opts.samesite, path: '/' } as const
@@ -106,7 +110,7 @@ export const sessionHooks: FastifyPluginAsync<SessionOptions> = async function s
     }
     let verdict: ReturnType<typeof check>
     try {
-      verdict = check(record.identity, record)
+      verdict = withinLimit('checkIdentity', ms, () => check(record.identity!, record))
     } catch (err) {
       done(checkUnavailable(err))
       return
@@ -140,13 +144,13 @@ export const sessionHooks: FastifyPluginAsync<SessionOptions> = async function s
     const key = sessionKey(id)
     let found: ReturnType<typeof store.get>
     try {
-      found = store.get(key)
+      found = withinLimit('SessionStore.get', ms, () => store.get(key))
     } catch (err) {
-      done(storeUnavailable(err))
+      done(storeUnavailable(err, 'SessionStore.get'))
       return
     }
     if (isThenable(found)) {
-      Promise.resolve(found).then((record) => load(request, id, key, record, now, done), (err: unknown) => done(storeUnavailable(err)))
+      Promise.resolve(found).then((record) => load(request, id, key, record, now, done), (err: unknown) => done(storeUnavailable(err, 'SessionStore.get')))
     } else {
       load(request, id, key, found, now, done)
     }
@@ -157,13 +161,13 @@ export const sessionHooks: FastifyPluginAsync<SessionOptions> = async function s
       case 'touch':
         // Best effort: a failed refresh must not fail a read-only request.
         try {
-          await store.touch(change.key, change.expiresAt)
+          await withinLimit('SessionStore.touch', ms, () => store.touch(change.key, change.expiresAt))
         } catch (err) {
-          request.log.warn({ err: errorForLog(err) }, 'session: could not refresh the idle deadline')
+          request.log.warn(`session: could not refresh the idle deadline: SessionStore.touch ${err instanceof HookTimeout ? err.message : `threw ${safeFacts(err)}`}`)
         }
         return
       case 'write': {
-        const saved = await writeSession(store, current, change)
+        const saved = await writeSession(store, current, change, ms)
         // Destroyed meanwhile (logout, a changed user, expiry, a sign-in in
         // another tab that replaced it): the write is dropped and the response
         // kept. No Set-Cookie: the dead id opens nothing, and clearing the
@@ -174,9 +178,9 @@ export const sessionHooks: FastifyPluginAsync<SessionOptions> = async function s
       case 'destroy': {
         const key = change.key ?? presented.get(current) ?? null
         try {
-          if (key !== null) await store.destroy(key)
+          if (key !== null) await withinLimit('SessionStore.destroy', ms, () => store.destroy(key))
         } catch (err) {
-          throw storeUnavailable(err)
+          throw storeUnavailable(err, 'SessionStore.destroy')
         }
         setCookie(reply, cleared)
       }

@@ -191,7 +191,7 @@ export class ServerBase {
       methods,
       ...(account === undefined ? {} : { account }),
       passwordPolicy: passwordPolicy ?? passwordPolicyDefaults,
-      ...(users === undefined && tokens === undefined ? {} : { admin: { ...(users === undefined ? {} : { users }), ...(tokens === undefined ? {} : { tokens }) } })
+      ...(users === undefined && tokens === undefined ? {} : { admin: { ...(users === undefined ? {} : { users }), ...(tokens === undefined ? {} : { tokens }), callbackTimeout: timeoutMs / 1000 } })
     })
     const { primary } = options
     if (primary !== undefined) await app.register(async (child) => { primary.register(child) })

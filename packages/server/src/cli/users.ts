@@ -5,6 +5,7 @@ import { UsageError, type CliIo } from './io.js'
 import { PASSWORD_INPUT } from './option-hints.js'
 import { readNewPassword } from './password-input.js'
 import { endSessionsAfterChange, listUserSessions, signOutUser } from './sessions.js'
+import { passwordStoreCall } from './store-call.js'
 import { reportCreated } from './store-paths.js'
 import { openUserStore, STORE_FLAGS, STORE_FLAGS_USAGE, storeTarget, type StoreFlags } from './store-target.js'
 import { tagsFlag } from './tags-flag.js'
@@ -70,7 +71,8 @@ export async function usersCommand (args: string[], io: CliIo): Promise<number> 
       const identity = newPasswordIdentity(action, positionals)
       const tags = tagsFlag(values.tags)
       return await withStore(io, values, true, async (store, created, policy) => {
-        const user = await store.add(identity, { password: await readPolicyPassword(io, identity, policy), tags })
+        const password = await readPolicyPassword(io, identity, policy)
+        const user = await passwordStoreCall('UserStore.add', async () => await store.add(identity, { password, tags }))
         if (created !== undefined) reportCreated(io, created)
         io.stderr.write(`Added ${user.identity}${user.tags.length > 0 ? ` with tags ${user.tags.join(',')}` : ''}.\n`)
         return 0
@@ -89,7 +91,8 @@ export async function usersCommand (args: string[], io: CliIo): Promise<number> 
       const identity = newPasswordIdentity(action, positionals)
       const code = await withStore(io, values, false, async (store, _created, policy) => {
         if (await store.get(identity) === null) return missing(identity)
-        if (!await store.setPassword(identity, await readPolicyPassword(io, identity, policy))) return missing(identity)
+        const password = await readPolicyPassword(io, identity, policy)
+        if (!await passwordStoreCall('UserStore.setPassword', async () => await store.setPassword(identity, password))) return missing(identity)
         io.stderr.write(`Password of ${identity} changed.\n`)
         return 0
       })

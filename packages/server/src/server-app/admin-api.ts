@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { errorForLog, invalidTag, invalidTagMessage, parseTags, SUPERADMIN } from '@fastify-gatehouse/core'
-import { API_KEY_ID_PATTERN, passwordPolicyDefaults, passwordProblem, type ApiKeyStore, type ResolvedPasswordPolicy, type UserStore } from '@fastify-gatehouse/auth'
+import { errorForLog, HttpError, invalidTag, invalidTagMessage, parseTags, SUPERADMIN } from '@fastify-gatehouse/core'
+import { API_KEY_ID_PATTERN, CALLBACK_TIMEOUT_SECONDS, callOut, passwordPolicyDefaults, passwordProblem, type ApiKeyStore, type ResolvedPasswordPolicy, type UserStore } from '@fastify-gatehouse/auth'
 import { notFound, tagNotAllowed, weakPassword } from '../errors.js'
 
 /** The tag of the bootstrapped administrator; only it may use the admin API (defined in @fastify-gatehouse/core, where auth reads it too). */
@@ -23,12 +23,35 @@ function checkNewPassword (password: string, identity: string, policy: ResolvedP
   if (problem !== null) throw weakPassword(problem)
 }
 
+const OWN_CODE = /^GATEHOUSE_[A-Z0-9_]+$/
+
+// Gatehouse's own stores refuse with coded errors of fixed sentences (409 an
+// existing identity, 400 an expiry past year 9999, 507 a full store): made
+// HttpErrors so callOut keeps their status, code and sentence; anything else
+// a store throws becomes its safe facts (D-SERVER-56).
+async function ownRefusalsKept<T> (work: () => T | PromiseLike<T>): Promise<T> {
+  try {
+    return await work()
+  } catch (err) {
+    const { code, statusCode } = err as { code?: unknown, statusCode?: unknown }
+    if (!(err instanceof Error) || err instanceof HttpError || typeof code !== 'string' || !OWN_CODE.test(code) || typeof statusCode !== 'number') throw err
+    throw new HttpError(statusCode, err.message, { code })
+  }
+}
+
 /**
  * SUPERADMIN-only JSON endpoints to manage users and API keys (what the
  * CLI does offline). Never returns a password hash; a key is shown once,
  * when issued.
  */
-export function registerAdminApi (app: FastifyInstance, users: UserStore | undefined, tokens: ApiKeyStore | undefined, policy: ResolvedPasswordPolicy = passwordPolicyDefaults): void {
+export function registerAdminApi (app: FastifyInstance, users: UserStore | undefined, tokens: ApiKeyStore | undefined, policy: ResolvedPasswordPolicy = passwordPolicyDefaults, callbackTimeout = CALLBACK_TIMEOUT_SECONDS): void {
+  // D-SERVER-56: every call into the user store and the API-key store has
+  // callbackTimeout seconds to answer (then 503 GATEHOUSE_AUTH_CALLBACK_TIMEOUT),
+  // and what it throws is replaced by its safe facts: it may quote the
+  // password it was given (D-AUTH-63).
+  const ms = callbackTimeout * 1000
+  const inUsers = async <T>(method: keyof UserStore, fn: (store: UserStore) => T | PromiseLike<T>): Promise<T> => await callOut(`UserStore.${method}`, ms, async () => await ownRefusalsKept(() => fn(users!)))
+  const inKeys = async <T>(method: keyof ApiKeyStore, fn: (store: ApiKeyStore) => T | PromiseLike<T>): Promise<T> => await callOut(`ApiKeyStore.${method}`, ms, async () => await ownRefusalsKept(() => fn(tokens!)))
   // D-SERVER-03: an ordinary route rule; bodies validated by route schemas (400).
   const config = { authRule: SUPERADMIN }
   // Ends a changed user's sessions in the session store at once (on every
@@ -44,7 +67,7 @@ export function registerAdminApi (app: FastifyInstance, users: UserStore | undef
     }
   }
   if (users !== undefined) {
-    app.get('/users', { config }, async () => ({ users: await users.list() }))
+    app.get('/users', { config }, async () => ({ users: await inUsers('list', async (s) => await s.list()) }))
     app.post<{ Body: { identity: string, password: string, tags?: string | string[] } }>('/users', {
       config,
       schema: { body: { type: 'object', required: ['identity', 'password'], additionalProperties: false, properties: { identity: { type: 'string' }, password: { type: 'string' }, tags } } }
@@ -52,48 +75,48 @@ export function registerAdminApi (app: FastifyInstance, users: UserStore | undef
       const { identity, password, tags: userTags } = request.body
       checkTags(userTags)
       checkNewPassword(password, identity, policy)
-      return reply.code(201).send({ user: await users.add(identity, { password, tags: userTags ?? [] }) })
+      return reply.code(201).send({ user: await inUsers('add', async (s) => await s.add(identity, { password, tags: userTags ?? [] })) })
     })
     app.patch<{ Params: { identity: string }, Body: { password?: string, tags?: string | string[], enabled?: boolean } }>('/users/:identity', {
       config,
       schema: { params: identityParam, body: { type: 'object', minProperties: 1, additionalProperties: false, properties: { password: { type: 'string' }, tags, enabled: { type: 'boolean' } } } }
     }, async (request) => {
       const { identity } = request.params
-      if (await users.get(identity) === null) throw notFound('No such user')
+      if (await inUsers('get', async (s) => await s.get(identity)) === null) throw notFound('No such user')
       const { password, tags: newTags, enabled } = request.body
       checkTags(newTags)
       if (password !== undefined) checkNewPassword(password, identity, policy)
-      if (password !== undefined) await users.setPassword(identity, password)
-      if (newTags !== undefined) await users.setTags(identity, newTags)
-      if (enabled !== undefined) await users.setEnabled(identity, enabled)
+      if (password !== undefined) await inUsers('setPassword', async (s) => await s.setPassword(identity, password))
+      if (newTags !== undefined) await inUsers('setTags', async (s) => await s.setTags(identity, newTags))
+      if (enabled !== undefined) await inUsers('setEnabled', async (s) => await s.setEnabled(identity, enabled))
       // New tags apply from the next request (the session check); a new
       // password or a disabled user ends the sessions.
       if (password !== undefined || enabled === false) await endSessions(request, identity)
-      return { user: await users.get(identity) }
+      return { user: await inUsers('get', async (s) => await s.get(identity)) }
     })
     app.delete<{ Params: { identity: string } }>('/users/:identity', { config, schema: { params: identityParam } }, async (request) => {
-      if (!await users.delete(request.params.identity)) throw notFound('No such user')
+      if (!await inUsers('delete', async (s) => await s.delete(request.params.identity))) throw notFound('No such user')
       await endSessions(request, request.params.identity)
       return { status: 'ok' }
     })
   }
   if (tokens !== undefined) {
-    app.get('/tokens', { config }, async () => ({ tokens: await tokens.list() }))
+    app.get('/tokens', { config }, async () => ({ tokens: await inKeys('list', async (s) => await s.list()) }))
     app.post<{ Body: { label: string, tags?: string | string[], expiresAt?: string } }>('/tokens', {
       config,
       schema: { body: { type: 'object', required: ['label'], additionalProperties: false, properties: { label: { type: 'string' }, tags, expiresAt: { type: 'string', format: 'date-time' } } } }
     }, async (request, reply) => {
       const { label, tags: keyTags, expiresAt } = request.body
       checkTags(keyTags)
-      const { key, record } = await tokens.issue({ label, tags: keyTags ?? [], expiresAt: expiresAt === undefined ? null : new Date(expiresAt) })
+      const { key, record } = await inKeys('issue', async (s) => await s.issue({ label, tags: keyTags ?? [], expiresAt: expiresAt === undefined ? null : new Date(expiresAt) }))
       return reply.code(201).header('cache-control', 'no-store').send({ key, token: record })
     })
     app.post<{ Params: { keyId: string } }>('/tokens/:keyId/revoke', { config, schema: { params: keyIdParam } }, async (request) => {
-      if (!await tokens.revoke(request.params.keyId)) throw notFound('No such token')
+      if (!await inKeys('revoke', async (s) => await s.revoke(request.params.keyId))) throw notFound('No such token')
       return { status: 'ok' }
     })
     app.delete<{ Params: { keyId: string } }>('/tokens/:keyId', { config, schema: { params: keyIdParam } }, async (request) => {
-      if (!await tokens.delete(request.params.keyId)) throw notFound('No such token')
+      if (!await inKeys('delete', async (s) => await s.delete(request.params.keyId))) throw notFound('No such token')
       return { status: 'ok' }
     })
   }

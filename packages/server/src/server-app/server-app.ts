@@ -1,6 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify'
 import type { Session } from '@fastify-gatehouse/session'
-import { resolvePasswordPolicy, type ApiKeyStore, type ResolvedPasswordPolicy, type UserStore } from '@fastify-gatehouse/auth'
+import { CALLBACK_TIMEOUT_LIMITS, resolvePasswordPolicy, type ApiKeyStore, type ResolvedPasswordPolicy, type UserStore } from '@fastify-gatehouse/auth'
 import { GATEHOUSE_SERVER_INVALID_OPTIONS, GATEHOUSE_SERVER_SESSION_REQUIRED } from '../errors.js'
 import { registerAdminSessions } from './account/admin-sessions.js'
 import { resolveAccountOptions, type AccountOptions } from './account/options.js'
@@ -21,7 +21,12 @@ export interface ServerAppOptions {
   /** Login methods, listed in this order (password first). */
   methods: readonly AuthMethod[]
   /** With `users` and/or `tokens`: the SUPERADMIN-only admin API under `/users` and `/tokens`. */
-  admin?: { users?: UserStore, tokens?: ApiKeyStore }
+  admin?: {
+    users?: UserStore
+    tokens?: ApiKeyStore
+    /** Seconds each call of these stores may take (then 503 `GATEHOUSE_AUTH_CALLBACK_TIMEOUT`). AppServer passes `serverApp.login.callbackTimeout`. Default: 5. */
+    callbackTimeout?: number
+  }
   /**
    * The account endpoints under `/account` (who am I, change password, my
    * sessions, sign out). Default: on when there is a login method (the
@@ -87,11 +92,14 @@ export const serverApp: FastifyPluginAsync<ServerAppOptions> = async function se
     registerAccountLogout(app, app.prefix)
   }
   if (options.admin !== undefined) {
-    const { users, tokens } = options.admin
+    const { users, tokens, callbackTimeout } = options.admin
+    if (callbackTimeout !== undefined && !(callbackTimeout >= CALLBACK_TIMEOUT_LIMITS.min && callbackTimeout <= CALLBACK_TIMEOUT_LIMITS.max)) {
+      throw new GATEHOUSE_SERVER_INVALID_OPTIONS('admin.callbackTimeout', `must be a number of seconds from ${CALLBACK_TIMEOUT_LIMITS.min} to ${CALLBACK_TIMEOUT_LIMITS.max}`)
+    }
     // Encapsulated: the form refusal holds for the admin routes only (the sign-in and account forms stay).
     await app.register(async function adminApi (admin) {
       refuseFormBodies(admin)
-      registerAdminApi(admin, users, tokens, passwordPolicy)
+      registerAdminApi(admin, users, tokens, passwordPolicy, callbackTimeout)
       registerAdminSessions(admin)
     })
   }
