@@ -144,9 +144,9 @@ test('a value from !env is a string: where a number is wanted, the error says so
 test('an unknown tag, or !env on a mapping, stops the load where it is written', async (t) => {
   const dir = t.testdir({ 'secret.yaml': 'auth_middleware:\n  bearer:\n    ci: { token: !secret DEPLOY_TOKEN }\n', 'map.yaml': 'auth_middleware:\n  bearer:\n    ci: !env { token: x }\n' })
   await t.rejects(loadRecipe(join(dir, 'secret.yaml'), { components: COMPONENTS, env: {} }),
-    { code: 'GATEHOUSE_CORE_CONFIG_FILE', message: `Cannot load config file ${join(dir, 'secret.yaml')}: Unresolved tag: !secret at line 3, column 18:\n  3 |     ci: { token: [REDACTED]\n    |                  ^` })
+    { code: 'GATEHOUSE_CORE_CONFIG_FILE', message: `Cannot load config file ${join(dir, 'secret.yaml')}: Unresolved tag (a config file knows only !env and !file, on a value) at line 3, column 18:\n  3 |     ci: { token: [REDACTED]\n    |                  ^` })
   await t.rejects(loadRecipe(join(dir, 'map.yaml'), { components: COMPONENTS, env: {} }),
-    { code: 'GATEHOUSE_CORE_CONFIG_FILE', message: `Cannot load config file ${join(dir, 'map.yaml')}: Unresolved tag: !env at line 3, column 9:\n  3 |     ci: !env { token: [REDACTED]\n    |         ^` })
+    { code: 'GATEHOUSE_CORE_CONFIG_FILE', message: `Cannot load config file ${join(dir, 'map.yaml')}: Unresolved tag (a config file knows only !env and !file, on a value) at line 3, column 9:\n  3 |     ci: !env { token: [REDACTED]\n    |         ^` })
 })
 
 test('process.env by default', async (t) => {
