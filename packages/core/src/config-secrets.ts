@@ -39,8 +39,9 @@ export interface SecretSources {
 }
 
 const VARIABLE = /^[A-Za-z_][A-Za-z0-9_]*$/
-// `${NAME}` is not expanded (D-CONFIG-07): a value holding it is refused with the spelling that works.
-const INTERPOLATION = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/
+// `${NAME}` is not expanded (D-CONFIG-07): a value that is only that is refused with the spelling
+// that works; D-CONFIG-15: one holding it among other text is a literal, read as written.
+const INTERPOLATION = /^\$\{([A-Za-z_][A-Za-z0-9_]*)\}$/
 /** The largest file a value is read from: secrets, PEM keys and certificates are far smaller. */
 export const MAX_SECRET_FILE_BYTES = 64 * 1024
 

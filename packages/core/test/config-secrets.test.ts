@@ -155,3 +155,18 @@ test('process.env by default', async (t) => {
   t.teardown(() => { delete process.env.GATEHOUSE_TEST_CONFIG_TOKEN })
   t.same(tokens(await loadRecipe(join(dir, 'g.yaml'), { components: COMPONENTS })), { bearer: { ci: { token: 'from-process-env' } } })
 })
+
+// A literal secret is read as written, `${…}` inside it included: only a
+// value that is nothing but `${NAME}` (a reference, no secret) is refused
+// (issue 25 review, item 5; D-CONFIG-15).
+test('a literal secret holding a dollar-brace reference among other text is read as written, never refused nor quoted', async (t) => {
+  // eslint-disable-next-line no-template-curly-in-string -- a literal password, not a template
+  const PASSWORD = 'pa${ss}word-9'
+  // eslint-disable-next-line no-template-curly-in-string -- a literal token with a leading space, not a template
+  const TOKEN = ' ${DEPLOY_TOKEN}'
+  const dir = t.testdir({
+    'g.yaml': `auth_middleware:\n  basic:\n    bob: { password: "${PASSWORD}" }\n  bearer:\n    ci: { token: "${TOKEN}" }\n`
+  })
+  const config = await loadRecipe(join(dir, 'g.yaml'), { components: COMPONENTS, env: { ss: 'expanded', DEPLOY_TOKEN: 'expanded' } })
+  t.same(tokens(config), { basic: { bob: { password: PASSWORD } }, bearer: { ci: { token: TOKEN } } }, 'both exactly as written')
+})
