@@ -103,40 +103,26 @@ const ROWS = Array.from({ length: 20 }, (_, i) => `row ${i} ${text(60)}\n`)
  * later tick; `/later`: close on the tick after end; `/cut`: close without end.
  */
 async function closingApp (): Promise<FastifyInstance> {
+  const emitAll = (stream: OldStream, rows: readonly string[], finish: (stream: OldStream) => void): void => {
+    for (const row of rows) stream.emit('data', row)
+    finish(stream)
+  }
+  const endThenClose = (stream: OldStream): void => { stream.emit('end'); stream.emit('close') }
+  // `when` runs the writing: at once, or on a later tick.
+  const routes: Array<[string, (write: () => void) => void, readonly string[], (stream: OldStream) => void]> = [
+    ['/sync', (write) => write(), ROWS, endThenClose],
+    ['/tick', (write) => setImmediate(write), ROWS, endThenClose],
+    ['/later', (write) => setImmediate(write), ROWS, (stream) => { stream.emit('end'); process.nextTick(() => stream.emit('close')) }],
+    ['/cut', (write) => setImmediate(write), ROWS.slice(0, 5), (stream) => stream.emit('close')]
+  ]
   return build({}, (app) => {
-    app.get('/sync', (_request, reply) => {
-      const stream = throughLike()
-      reply.type('text/plain').send(stream)
-      for (const row of ROWS) stream.emit('data', row)
-      stream.emit('end')
-      stream.emit('close')
-    })
-    app.get('/tick', (_request, reply) => {
-      const stream = throughLike()
-      reply.type('text/plain').send(stream)
-      setImmediate(() => {
-        for (const row of ROWS) stream.emit('data', row)
-        stream.emit('end')
-        stream.emit('close')
+    for (const [url, when, rows, finish] of routes) {
+      app.get(url, (_request, reply) => {
+        const stream = throughLike()
+        reply.type('text/plain').send(stream)
+        when(() => emitAll(stream, rows, finish))
       })
-    })
-    app.get('/later', (_request, reply) => {
-      const stream = throughLike()
-      reply.type('text/plain').send(stream)
-      setImmediate(() => {
-        for (const row of ROWS) stream.emit('data', row)
-        stream.emit('end')
-        process.nextTick(() => stream.emit('close'))
-      })
-    })
-    app.get('/cut', (_request, reply) => {
-      const stream = throughLike()
-      reply.type('text/plain').send(stream)
-      setImmediate(() => {
-        for (const row of ROWS.slice(0, 5)) stream.emit('data', row)
-        stream.emit('close')
-      })
-    })
+    }
   })
 }
 
