@@ -245,6 +245,46 @@ test('a route constrained only by version, declared where cors never saw it: its
   t.equal(runs, 1, 'only the direct PUT ran: no browser PUT followed the preflight')
 })
 
+// Issue 25 review, item 6 (D-CORS-17): a custom constraint strategy of the
+// application's, which a preflight cannot carry a value for.
+test('a route constrained by a custom strategy, declared where cors never saw it: its preflight is refused and the PUT never runs (D-CORS-17)', async (t) => {
+  let runs = 0
+  const tenant = {
+    name: 'tenant',
+    storage () {
+      const stores = new Map<string, unknown>()
+      return { get: (value: string) => stores.get(value) ?? null, set: (value: string, store: unknown) => { stores.set(value, store) } }
+    },
+    deriveConstraint: (request: { headers: Record<string, unknown> }) => request.headers['x-tenant'] as string | undefined,
+    validate () {},
+    mustMatchWhenDerived: false
+  }
+  const app = Fastify({ constraints: { tenant } })
+  t.teardown(() => app.close())
+  await app.register(async (api) => {
+    await api.register(corsPlugin, { allowOrigins: APP, allowCredentials: true })
+    api.get('/items', async () => [])
+  }, { prefix: '/api' })
+  await app.register(async (other) => {
+    other.put('/doc', { constraints: { tenant: 'acme' } }, async () => { runs++; return { written: true } })
+  }, { prefix: '/api' })
+  await app.listen({ port: 0, host: '127.0.0.1' })
+  const base = `http://127.0.0.1:${(app.server.address() as import('node:net').AddressInfo).port}`
+  const asked = await app.inject({ method: 'OPTIONS', url: '/api/doc', headers: { origin: APP, 'access-control-request-method': 'PUT', 'access-control-request-headers': 'x-tenant' } })
+  notAnswered(t, asked, 'PUT /api/doc (tenant-constrained, unseen)')
+  t.notOk(asked.headers['access-control-allow-credentials'], 'no credentials allowed')
+  const preflightRes = await fetch(`${base}/api/doc`, { method: 'OPTIONS', headers: { origin: APP, 'access-control-request-method': 'PUT', 'access-control-request-headers': 'x-tenant' } })
+  t.equal(preflightRes.status, 404)
+  t.equal(preflightRes.headers.get('access-control-allow-origin'), null)
+  t.equal(preflightRes.headers.get('access-control-allow-methods'), null)
+  if (browserWouldSend(preflightRes, APP, 'PUT', ['x-tenant'])) {
+    await fetch(`${base}/api/doc`, { method: 'PUT', headers: { origin: APP, 'x-tenant': 'acme' } })
+  }
+  t.equal((await app.inject({ method: 'PUT', url: '/api/doc', headers: { 'x-tenant': 'acme' } })).statusCode, 200, 'the route is real')
+  answered(t, await preflight(app, '/api/nothing', APP, 'PUT'), { 'access-control-allow-origin': APP, 'access-control-allow-credentials': 'true', 'access-control-allow-methods': METHODS, 'access-control-allow-headers': 'x-a', 'access-control-max-age': '600' }, 'PUT /api/nothing (no route)')
+  t.equal(runs, 1, 'only the direct PUT ran: no browser PUT followed the preflight')
+})
+
 test('boot warnings name the route: * with credentials, RegExp mistakes', async (t) => {
   const { app, lines } = await withLog({ allowOrigins: APP, allowCredentials: true }, (a) => {
     a.get('/any', { config: { cors: { allowOrigins: '*' } } }, async () => null)
