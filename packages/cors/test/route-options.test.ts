@@ -4,6 +4,7 @@
 // route and the key.
 import { test, type Test } from 'tap'
 import Fastify, { type FastifyInstance } from 'fastify'
+import type { ConstraintStrategy, Handler, HTTPVersion } from 'find-my-way'
 import { trackRouteRules } from '@fastify-gatehouse/core'
 import { corsPlugin, type CorsOptions } from '@fastify-gatehouse/cors'
 import { corsHeaders, withLog } from './helpers/build.js'
@@ -249,13 +250,13 @@ test('a route constrained only by version, declared where cors never saw it: its
 // application's, which a preflight cannot carry a value for.
 test('a route constrained by a custom strategy, declared where cors never saw it: its preflight is refused and the PUT never runs (D-CORS-17)', async (t) => {
   let runs = 0
-  const tenant = {
+  const tenant: ConstraintStrategy<HTTPVersion.V1, string> = {
     name: 'tenant',
     storage () {
-      const stores = new Map<string, unknown>()
-      return { get: (value: string) => stores.get(value) ?? null, set: (value: string, store: unknown) => { stores.set(value, store) } }
+      const stores = new Map<string, Handler<HTTPVersion.V1>>()
+      return { get: (value: string) => stores.get(value) ?? null, set: (value: string, store: Handler<HTTPVersion.V1>) => { stores.set(value, store) } }
     },
-    deriveConstraint: (request: { headers: Record<string, unknown> }) => request.headers['x-tenant'] as string | undefined,
+    deriveConstraint: (request) => request.headers['x-tenant'] as string,
     validate () {},
     mustMatchWhenDerived: false
   }
