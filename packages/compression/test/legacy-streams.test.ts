@@ -7,7 +7,7 @@ import { Agent, request as httpRequest, type IncomingMessage } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { Readable, Stream } from 'node:stream'
 import { gunzipSync } from 'node:zlib'
-import { test } from 'tap'
+import { test, type Test } from 'tap'
 import type { FastifyInstance } from 'fastify'
 import { build, noise, text } from './helpers/build.js'
 import { peekFirstChunk } from '../src/precompressed.js'
@@ -49,26 +49,36 @@ test('inject: a streams1 stream is gzipped, with Vary: Accept-Encoding and no Co
   t.equal(head.body, '')
 })
 
-test('over a real socket: two streams1 responses on one keep-alive connection, both gzipped and complete', async (t) => {
-  const app = await legacyApp()
+/** `app` listening on 127.0.0.1, closed at the end of `t`, and a keep-alive agent of one socket at most. */
+async function listening (t: Test, app: FastifyInstance): Promise<{ port: number, agent: Agent }> {
   t.teardown(() => app.close())
   await app.listen({ host: '127.0.0.1', port: 0 })
-  const { port } = app.server.address() as AddressInfo
   const agent = new Agent({ keepAlive: true, maxSockets: 1 })
   t.teardown(() => agent.destroy())
+  return { port: (app.server.address() as AddressInfo).port, agent }
+}
+
+/** One GET over `agent`: status, headers and the raw body bytes. */
+async function fetchRaw (port: number, path: string, agent: Agent, encoding: string): Promise<{ res: IncomingMessage, body: Buffer }> {
+  const req = httpRequest({ host: '127.0.0.1', port, path, headers: { 'accept-encoding': encoding }, agent })
+  req.end()
+  const [res] = await once(req, 'response') as [IncomingMessage]
+  const chunks: Buffer[] = []
+  for await (const chunk of res) chunks.push(chunk as Buffer)
+  return { res, body: Buffer.concat(chunks) }
+}
+
+test('over a real socket: two streams1 responses on one keep-alive connection, both gzipped and complete', async (t) => {
+  const { port, agent } = await listening(t, await legacyApp())
   const sockets = new Set<unknown>()
   for (let i = 0; i < 2; i++) {
-    const req = httpRequest({ host: '127.0.0.1', port, path: '/legacy', headers: { 'accept-encoding': 'gzip, deflate' }, agent })
-    req.end()
-    const [res] = await once(req, 'response') as [IncomingMessage]
+    const { res, body } = await fetchRaw(port, '/legacy', agent, 'gzip, deflate')
     sockets.add(res.socket)
-    const chunks: Buffer[] = []
-    for await (const chunk of res) chunks.push(chunk as Buffer)
     t.equal(res.statusCode, 200)
     t.equal(res.headers['content-encoding'], 'gzip')
     t.equal(res.headers.vary, 'Accept-Encoding')
     t.equal(res.headers['transfer-encoding'], 'chunked')
-    t.equal(gunzipSync(Buffer.concat(chunks)).toString(), BODY)
+    t.equal(gunzipSync(body).toString(), BODY)
   }
   t.equal(sockets.size, 1, 'one connection carried both')
 })
@@ -147,23 +157,8 @@ test('a streams1 stream emitting close right after end: 200 with every row, gzip
   }
 })
 
-/** One GET over `agent`: status, headers and the raw body bytes, or the error that cut it. */
-async function fetchRaw (port: number, path: string, agent: Agent, encoding: string): Promise<{ res: IncomingMessage, body: Buffer }> {
-  const req = httpRequest({ host: '127.0.0.1', port, path, headers: { 'accept-encoding': encoding }, agent })
-  req.end()
-  const [res] = await once(req, 'response') as [IncomingMessage]
-  const chunks: Buffer[] = []
-  for await (const chunk of res) chunks.push(chunk as Buffer)
-  return { res, body: Buffer.concat(chunks) }
-}
-
 test('over a real keep-alive socket: two streams1 responses that emit close after end, both complete', async (t) => {
-  const app = await closingApp()
-  t.teardown(() => app.close())
-  await app.listen({ host: '127.0.0.1', port: 0 })
-  const { port } = app.server.address() as AddressInfo
-  const agent = new Agent({ keepAlive: true, maxSockets: 1 })
-  t.teardown(() => agent.destroy())
+  const { port, agent } = await listening(t, await closingApp())
   const sockets = new Set<unknown>()
   for (const [path, encoding] of [['/tick', 'gzip'], ['/sync', 'identity']] as const) {
     const { res, body } = await fetchRaw(port, path, agent, encoding)
@@ -197,9 +192,7 @@ test('a streams1 stream closing without end mid-body is an aborted body: the con
       setImmediate(() => stream.emit('data', noise(256 * 1024)))
     })
   })
-  t.teardown(() => app.close())
-  await app.listen({ host: '127.0.0.1', port: 0 })
-  const { port } = app.server.address() as AddressInfo
+  const { port } = await listening(t, app)
   for (const encoding of ['gzip', 'identity']) {
     const req = httpRequest({ host: '127.0.0.1', port, path: '/abort', headers: { 'accept-encoding': encoding } })
     req.end()
@@ -239,11 +232,7 @@ test('backpressure: a large streams1 body is paused while the wrapper is full an
       setImmediate(pump)
     })
   })
-  t.teardown(() => app.close())
-  await app.listen({ host: '127.0.0.1', port: 0 })
-  const { port } = app.server.address() as AddressInfo
-  const agent = new Agent({ keepAlive: true })
-  t.teardown(() => agent.destroy())
+  const { port, agent } = await listening(t, app)
   for (const encoding of ['gzip', 'identity']) {
     const { res, body } = await fetchRaw(port, '/big', agent, encoding)
     t.equal(res.statusCode, 200, encoding)
