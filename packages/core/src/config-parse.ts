@@ -58,6 +58,39 @@ export function maskLine (line: string, column: number): { line: string, column:
   return { line: shown + line.slice(at), column: caret }
 }
 
+// A line that is a key of its own, `key:` or `- key:` (its value may follow on the same line).
+const KEY_LINE = /^\s*(?:-\s+)*(["']?)([A-Za-z0-9_.$-]+)\1\s*:(?:\s|$)/
+
+const indentOf = (line: string): number => /^[ \t-]*/.exec(line)![0].length
+
+/**
+ * Whether line `index` of `lines` is a bare value (no `key:` of its own)
+ * whose key, on the nearest less indented line before it, is secret-named:
+ * `password:` with the value on the next line, a block scalar, a plain
+ * scalar continued. All of such a line may be secret. D-CONFIG-13.
+ */
+function underSecretKey (lines: string[], index: number): boolean {
+  const line = lines[index]!
+  if (KEY_LINE.test(line)) return false
+  const indent = indentOf(line)
+  for (let i = index - 1; i >= 0; i--) {
+    const above = lines[i]!
+    if (above.trim() === '' || above.trim().startsWith('#') || indentOf(above) >= indent) continue
+    const key = KEY_LINE.exec(above)?.[2]
+    return key !== undefined && isSecretName(key)
+  }
+  return false
+}
+
+/** Line `index` of `lines` as an error may show it, and where the caret for `column` goes. */
+function maskFramed (lines: string[], index: number, column: number): { line: string, column: number } {
+  const line = lines[index] ?? ''
+  if (!underSecretKey(lines, index)) return maskLine(line, column)
+  const start = /^\s*/.exec(line)![0].length
+  if (start === line.length) return { line, column }
+  return { line: line.slice(0, start) + REDACTED, column: Math.min(column, start + 1) }
+}
+
 /**
  * `reason at line L, column C:` and a frame of the line at `offset` of
  * `text` (and of the line before, when that line is blank: an error at the
@@ -70,13 +103,38 @@ export function describeAt (reason: string, text: string, offset: number): strin
   const all = text.split('\n').map((line) => line.replace(/\r$/, ''))
   const gutter = String(lineNumber).length
   const row = (n: number, line: string): string => `  ${String(n).padStart(gutter)} | ${line}`
-  const shown = maskLine(all[lineNumber - 1] ?? '', column)
+  const shown = maskFramed(all, lineNumber - 1, column)
   const frame = [
-    ...(shown.line.trim() === '' && lineNumber > 1 ? [row(lineNumber - 1, maskLine(all[lineNumber - 2]!, 1).line)] : []),
+    ...(shown.line.trim() === '' && lineNumber > 1 ? [row(lineNumber - 1, maskFramed(all, lineNumber - 2, 1).line)] : []),
     row(lineNumber, shown.line),
     `  ${' '.repeat(gutter)} | ${' '.repeat(shown.column - 1)}^`
   ]
   return `${reason} at line ${lineNumber}, column ${column}:\n${frame.join('\n')}`
+}
+
+// D-CONFIG-13: the yaml package's reasons quote the source (`Unresolved tag: !Pa55-word`,
+// `Invalid escape sequence \q…`), which may be a secret: where a code's reason can, a fixed sentence.
+const REASONS: Readonly<Record<string, string>> = {
+  TAG_RESOLVE_FAILED: 'Unresolved tag (a config file knows only !env and !file, on a value)',
+  BAD_DQ_ESCAPE: 'Invalid escape sequence in a double-quoted string',
+  BAD_PROP_ORDER: 'Anchors and tags must be after the indicator',
+  BAD_DIRECTIVE: 'Unknown or invalid directive',
+  BAD_ALIAS: 'Unresolved alias'
+}
+
+/**
+ * The reason of a yaml error that quotes no source text: the fixed
+ * sentence of its code, or its text before the first `:` (after which the
+ * yaml package puts what it found), an `Unexpected <source> in <place>`
+ * said without the source.
+ */
+export function yamlReason (code: string | undefined, message: string): string {
+  const fixed = code === undefined ? undefined : REASONS[code]
+  if (fixed !== undefined) return fixed
+  const reason = message.split(':')[0]!.trim()
+  const place = reason.lastIndexOf(' in ')
+  if (reason.startsWith('Unexpected ') && !reason.startsWith('Unexpected , ') && place > 0) return `Unexpected token${reason.slice(place)}`
+  return reason
 }
 
 /**
@@ -89,12 +147,13 @@ export function parseYamlConfig (text: string): unknown {
   const doc = parseDocument(text, { customTags: referenceTags, uniqueKeys: true, prettyErrors: false })
   const problem = doc.errors[0] ?? doc.warnings[0]
   // The yaml package appends ` at line …` only with prettyErrors; its reason alone here.
-  if (problem !== undefined) throw new ConfigSyntaxError(problem.message, problem.pos[0])
+  if (problem !== undefined) throw new ConfigSyntaxError(yamlReason(problem.code, problem.message), problem.pos[0])
   try {
     // D-CONFIG-01: an alias bomb fails here (at most 100 alias expansions).
     return doc.toJS({ maxAliasCount: 100 })
   } catch (err) {
-    throw new ConfigSyntaxError((err as Error).message, undefined)
+    // No code here (`Unresolved alias (…): Pa55-word`): what follows the `:` is source text.
+    throw new ConfigSyntaxError(yamlReason(undefined, (err as Error).message), undefined)
   }
 }
 

@@ -10,7 +10,8 @@
 // references before anything is checked, so each option takes them; a
 // failure names the key path and the variable or file, never the value.
 // D-CONFIG-07: the syntax and the rules; D-CONFIG-08: files.
-import { open } from 'node:fs/promises'
+import { constants } from 'node:fs'
+import { open, type FileHandle } from 'node:fs/promises'
 import { resolve } from 'node:path'
 import type { ScalarTag } from 'yaml'
 import { GATEHOUSE_CORE_CONFIG_SECRET } from './errors.js'
@@ -38,8 +39,9 @@ export interface SecretSources {
 }
 
 const VARIABLE = /^[A-Za-z_][A-Za-z0-9_]*$/
-// `${NAME}` is not expanded (D-CONFIG-07): a value holding it is refused with the spelling that works.
-const INTERPOLATION = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/
+// `${NAME}` is not expanded (D-CONFIG-07): a value that is only that is refused with the spelling
+// that works; D-CONFIG-15: one holding it among other text is a literal, read as written.
+const INTERPOLATION = /^\$\{([A-Za-z_][A-Za-z0-9_]*)\}$/
 /** The largest file a value is read from: secrets, PEM keys and certificates are far smaller. */
 export const MAX_SECRET_FILE_BYTES = 64 * 1024
 
@@ -57,19 +59,38 @@ function describeReadError (err: unknown): string {
   }
 }
 
+/**
+ * Up to `limit + 1` bytes of `handle`, read to its end or until past
+ * `limit`: the size a file's stat gives is not trusted (a /proc file says
+ * 0 and holds megabytes; a file may grow while it is read).
+ * D-CONFIG-14.
+ */
+async function readAtMost (handle: FileHandle, limit: number): Promise<Buffer> {
+  const buffer = Buffer.alloc(limit + 1)
+  let length = 0
+  while (length < buffer.length) {
+    const { bytesRead } = await handle.read(buffer, length, buffer.length - length, null)
+    if (bytesRead === 0) break
+    length += bytesRead
+  }
+  return buffer.subarray(0, length)
+}
+
 // D-CONFIG-08: regular files up to 64 KiB of UTF-8; trailing line breaks removed, nothing else.
 async function readSecretFile (file: string, path: string, sources: SecretSources, via: string | undefined): Promise<string> {
   const what = `file ${file}${via === undefined ? '' : ` (from ${via})`}`
   if (file === '') fail(path, via === undefined ? '!file takes a file path' : `${via} is empty`)
   let bytes: Buffer
   try {
-    const handle = await open(resolve(sources.dir, file), 'r')
+    // D-CONFIG-14: O_NONBLOCK, so that opening a FIFO returns at once (it would wait for a writer);
+    // the type is checked on the open handle, not on the path (no race with a swapped file).
+    const handle = await open(resolve(sources.dir, file), constants.O_RDONLY | constants.O_NONBLOCK)
     try {
       const stat = await handle.stat()
       // Not a FIFO or a device: reading /dev/zero would never end.
       if (!stat.isFile()) fail(path, `${what} is not a regular file`)
-      if (stat.size > MAX_SECRET_FILE_BYTES) fail(path, `${what} is larger than ${MAX_SECRET_FILE_BYTES} bytes`)
-      bytes = await handle.readFile()
+      bytes = await readAtMost(handle, MAX_SECRET_FILE_BYTES)
+      if (bytes.length > MAX_SECRET_FILE_BYTES) fail(path, `${what} is larger than ${MAX_SECRET_FILE_BYTES} bytes`)
     } finally {
       await handle.close()
     }

@@ -144,9 +144,9 @@ test('a value from !env is a string: where a number is wanted, the error says so
 test('an unknown tag, or !env on a mapping, stops the load where it is written', async (t) => {
   const dir = t.testdir({ 'secret.yaml': 'auth_middleware:\n  bearer:\n    ci: { token: !secret DEPLOY_TOKEN }\n', 'map.yaml': 'auth_middleware:\n  bearer:\n    ci: !env { token: x }\n' })
   await t.rejects(loadRecipe(join(dir, 'secret.yaml'), { components: COMPONENTS, env: {} }),
-    { code: 'GATEHOUSE_CORE_CONFIG_FILE', message: `Cannot load config file ${join(dir, 'secret.yaml')}: Unresolved tag: !secret at line 3, column 18:\n  3 |     ci: { token: [REDACTED]\n    |                  ^` })
+    { code: 'GATEHOUSE_CORE_CONFIG_FILE', message: `Cannot load config file ${join(dir, 'secret.yaml')}: Unresolved tag (a config file knows only !env and !file, on a value) at line 3, column 18:\n  3 |     ci: { token: [REDACTED]\n    |                  ^` })
   await t.rejects(loadRecipe(join(dir, 'map.yaml'), { components: COMPONENTS, env: {} }),
-    { code: 'GATEHOUSE_CORE_CONFIG_FILE', message: `Cannot load config file ${join(dir, 'map.yaml')}: Unresolved tag: !env at line 3, column 9:\n  3 |     ci: !env { token: [REDACTED]\n    |         ^` })
+    { code: 'GATEHOUSE_CORE_CONFIG_FILE', message: `Cannot load config file ${join(dir, 'map.yaml')}: Unresolved tag (a config file knows only !env and !file, on a value) at line 3, column 9:\n  3 |     ci: !env { token: [REDACTED]\n    |         ^` })
 })
 
 test('process.env by default', async (t) => {
@@ -154,4 +154,19 @@ test('process.env by default', async (t) => {
   process.env.GATEHOUSE_TEST_CONFIG_TOKEN = 'from-process-env'
   t.teardown(() => { delete process.env.GATEHOUSE_TEST_CONFIG_TOKEN })
   t.same(tokens(await loadRecipe(join(dir, 'g.yaml'), { components: COMPONENTS })), { bearer: { ci: { token: 'from-process-env' } } })
+})
+
+// A literal secret is read as written, `${…}` inside it included: only a
+// value that is nothing but `${NAME}` (a reference, no secret) is refused
+// (issue 25 review, item 5; D-CONFIG-15).
+test('a literal secret holding a dollar-brace reference among other text is read as written, never refused nor quoted', async (t) => {
+  // eslint-disable-next-line no-template-curly-in-string -- a literal password, not a template
+  const PASSWORD = 'pa${ss}word-9'
+  // eslint-disable-next-line no-template-curly-in-string -- a literal token with a leading space, not a template
+  const TOKEN = ' ${DEPLOY_TOKEN}'
+  const dir = t.testdir({
+    'g.yaml': `auth_middleware:\n  basic:\n    bob: { password: "${PASSWORD}" }\n  bearer:\n    ci: { token: "${TOKEN}" }\n`
+  })
+  const config = await loadRecipe(join(dir, 'g.yaml'), { components: COMPONENTS, env: { ss: 'expanded', DEPLOY_TOKEN: 'expanded' } })
+  t.same(tokens(config), { basic: { bob: { password: PASSWORD } }, bearer: { ci: { token: TOKEN } } }, 'both exactly as written')
 })

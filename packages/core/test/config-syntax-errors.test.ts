@@ -63,3 +63,32 @@ test('a JSON syntax error: framed where V8 gives the position, never quoting the
   1 | { "server": 
     |             ^`)
 })
+
+// The yaml package's reasons quote the source (`Unresolved tag: !Pa55-word`):
+// the reason shown is a fixed sentence per error code, never source text
+// (issue 25 review, item 2; D-CONFIG-13).
+test('a YAML error whose reason would quote the source shows no secret in its message', async (t) => {
+  const dir = t.testdir({
+    'tag.yaml': 'server:\n  port: 8000\nops: { password: !Pa55-word, tags: x }\n',
+    'alias.yaml': 'ops:\n  password: *Pa55-word\n',
+    'block.yaml': 'ops:\n  token: |Pa55word\n    more\n',
+    'escape.yaml': 'ops:\n  token: "ab\\qPa55word"\n',
+    'next-line.yaml': 'ops:\n  password:\n    @pass-w0rd!\n'
+  })
+  const cases: Array<[string, string, string]> = [
+    ['tag.yaml', 'Unresolved tag (a config file knows only !env and !file, on a value)', 'Pa55-word'],
+    ['alias.yaml', 'Unresolved alias', 'Pa55-word'],
+    ['block.yaml', 'Block scalar header includes extra characters', 'Pa55word'],
+    ['escape.yaml', 'Invalid escape sequence in a double-quoted string', 'Pa55word'],
+    ['next-line.yaml', 'Plain value cannot start with reserved character @', 'pass-w0rd']
+  ]
+  for (const [file, reason, secret] of cases) {
+    const err = await failure(dir, file)
+    t.equal(err.code, 'GATEHOUSE_CORE_CONFIG_FILE', file)
+    t.ok(err.message.startsWith(`Cannot load config file ${join(dir, file)}: ${reason}`), `${file}: ${err.message}`)
+    t.notOk(err.message.includes(secret), `${file}: no secret in ${err.message}`)
+  }
+  t.equal((await failure(dir, 'next-line.yaml')).message, `Cannot load config file ${join(dir, 'next-line.yaml')}: Plain value cannot start with reserved character @ at line 3, column 5:
+  3 |     [REDACTED]
+    |     ^`, 'the value on the line after its secret-named key is masked')
+})

@@ -100,22 +100,28 @@ export function corsHook (setup: HookSetup): onRequestHookHandler {
 
 /**
  * Whether Fastify's router has a route for `method` on the preflight's URL
- * that the actual request could reach: one for its Host, or one constrained
- * by `version`, which a preflight never carries (Accept-Version is not a
- * CORS-safelisted header, so the actual request names it in
+ * that the actual request could reach: one for its Host, or one
+ * constrained by another strategy (`version`, or one of the application's),
+ * which a preflight never carries a value for (Accept-Version or a custom
+ * header is not CORS-safelisted, so the actual request names it in
  * Access-Control-Request-Headers and a preflight comes first). A lookup
  * that throws counts as a route: fail closed.
- * D-CORS-13.
+ * D-CORS-13, D-CORS-17.
  */
 function unseenRoute (request: FastifyRequest, method: string): boolean {
   const host = request.headers.host
-  const constraints: Record<string, string> = host === undefined ? {} : { host }
-  const found = (extra: Record<string, string>): boolean =>
-    request.server.findRoute({ method: method as HTTPMethods, url: request.url, constraints: { ...constraints, ...extra } }) !== null
+  // D-CORS-17: the router reads a strategy's value only where a route of the method matching
+  // the path is constrained by it; a read of any but `host` means such a route exists.
+  let constrained = false
+  const constraints = new Proxy({}, {
+    get (_target, name) {
+      if (name === 'host') return host
+      constrained = true
+      return undefined
+    }
+  })
   try {
-    // A versioned route never matches a lookup without a version; `x` is
-    // "any version" to Fastify's version strategy (find-my-way's semver store).
-    return found({}) || found({ version: 'x' })
+    return request.server.findRoute({ method: method as HTTPMethods, url: request.url, constraints }) !== null || constrained
   } catch {
     return true
   }

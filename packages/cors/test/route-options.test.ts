@@ -4,6 +4,7 @@
 // route and the key.
 import { test, type Test } from 'tap'
 import Fastify, { type FastifyInstance } from 'fastify'
+import type { ConstraintStrategy, Handler, HTTPVersion } from 'find-my-way'
 import { trackRouteRules } from '@fastify-gatehouse/core'
 import { corsPlugin, type CorsOptions } from '@fastify-gatehouse/cors'
 import { corsHeaders, withLog } from './helpers/build.js'
@@ -242,6 +243,46 @@ test('a route constrained only by version, declared where cors never saw it: its
   // A path with no route at all keeps the component's answer (D-CORS-11), and cors's own route its own.
   answered(t, await preflight(app, '/api/nothing', APP, 'PUT'), { 'access-control-allow-origin': APP, 'access-control-allow-credentials': 'true', 'access-control-allow-methods': METHODS, 'access-control-allow-headers': 'x-a', 'access-control-max-age': '600' }, 'PUT /api/nothing (no route)')
   answered(t, await preflight(app, '/api/items', APP, 'GET'), { 'access-control-allow-origin': APP, 'access-control-allow-credentials': 'true', 'access-control-allow-methods': METHODS, 'access-control-allow-headers': 'x-a', 'access-control-max-age': '600' }, 'GET /api/items')
+  t.equal(runs, 1, 'only the direct PUT ran: no browser PUT followed the preflight')
+})
+
+// Issue 25 review, item 6 (D-CORS-17): a custom constraint strategy of the
+// application's, which a preflight cannot carry a value for.
+test('a route constrained by a custom strategy, declared where cors never saw it: its preflight is refused and the PUT never runs (D-CORS-17)', async (t) => {
+  let runs = 0
+  const tenant: ConstraintStrategy<HTTPVersion.V1, string> = {
+    name: 'tenant',
+    storage () {
+      const stores = new Map<string, Handler<HTTPVersion.V1>>()
+      return { get: (value: string) => stores.get(value) ?? null, set: (value: string, store: Handler<HTTPVersion.V1>) => { stores.set(value, store) } }
+    },
+    deriveConstraint: (request) => request.headers['x-tenant'] as string,
+    validate () {},
+    mustMatchWhenDerived: false
+  }
+  const app = Fastify({ constraints: { tenant } })
+  t.teardown(() => app.close())
+  await app.register(async (api) => {
+    await api.register(corsPlugin, { allowOrigins: APP, allowCredentials: true })
+    api.get('/items', async () => [])
+  }, { prefix: '/api' })
+  await app.register(async (other) => {
+    other.put('/doc', { constraints: { tenant: 'acme' } }, async () => { runs++; return { written: true } })
+  }, { prefix: '/api' })
+  await app.listen({ port: 0, host: '127.0.0.1' })
+  const base = `http://127.0.0.1:${(app.server.address() as import('node:net').AddressInfo).port}`
+  const asked = await app.inject({ method: 'OPTIONS', url: '/api/doc', headers: { origin: APP, 'access-control-request-method': 'PUT', 'access-control-request-headers': 'x-tenant' } })
+  notAnswered(t, asked, 'PUT /api/doc (tenant-constrained, unseen)')
+  t.notOk(asked.headers['access-control-allow-credentials'], 'no credentials allowed')
+  const preflightRes = await fetch(`${base}/api/doc`, { method: 'OPTIONS', headers: { origin: APP, 'access-control-request-method': 'PUT', 'access-control-request-headers': 'x-tenant' } })
+  t.equal(preflightRes.status, 404)
+  t.equal(preflightRes.headers.get('access-control-allow-origin'), null)
+  t.equal(preflightRes.headers.get('access-control-allow-methods'), null)
+  if (browserWouldSend(preflightRes, APP, 'PUT', ['x-tenant'])) {
+    await fetch(`${base}/api/doc`, { method: 'PUT', headers: { origin: APP, 'x-tenant': 'acme' } })
+  }
+  t.equal((await app.inject({ method: 'PUT', url: '/api/doc', headers: { 'x-tenant': 'acme' } })).statusCode, 200, 'the route is real')
+  answered(t, await preflight(app, '/api/nothing', APP, 'PUT'), { 'access-control-allow-origin': APP, 'access-control-allow-credentials': 'true', 'access-control-allow-methods': METHODS, 'access-control-allow-headers': 'x-a', 'access-control-max-age': '600' }, 'PUT /api/nothing (no route)')
   t.equal(runs, 1, 'only the direct PUT ran: no browser PUT followed the preflight')
 })
 

@@ -29,6 +29,17 @@ test('a YAML syntax error: exit 1, the line and column, the line with a caret, n
   t.notOk(secret.stderr.includes('Deploy-Token'))
 })
 
+test('a YAML reason that would quote a secret (an unknown tag): stderr shows neither reason text nor value (D-CONFIG-13)', async (t) => {
+  const dir = t.testdir({ 'tag.yaml': 'server:\n  port: 8000\nops: { password: !Pa55-word, tags: x }\n' })
+  const run = await gatehouse(['serve', '--config', 'tag.yaml'], { cwd: dir, env: {}, cleanEnv: true })
+  t.equal(run.code, 1)
+  t.equal(run.stderr, `gatehouse: Cannot load config file ${join(dir, 'tag.yaml')}: Unresolved tag (a config file knows only !env and !file, on a value) at line 3, column 18:
+  3 | ops: { password: [REDACTED]
+    |                  ^
+`)
+  t.notOk(run.stderr.includes('Pa55'))
+})
+
 test('a password_hash that is not one: its key path as written and `gatehouse users hash`', async (t) => {
   const dir = t.testdir({
     'garbled.yaml': 'auth_middleware:\n  basic:\n    alice: { password_hash: "scrypt$32768,8,1$tooshort", tags: ops }\n',
