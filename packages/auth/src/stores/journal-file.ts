@@ -7,7 +7,7 @@ import { MAX_WAIT_MS, STALE_MS, withFileLock, type FileLease } from './file-lock
 import { realFile } from './real-file.js'
 import { Stillness, stillClock } from './still-clock.js'
 import { encodeEntry, headerLine, headerProblem, parseEntry, parseHeader, USED_PER_LINE, type Entry, type Header, type RecordKind, type Table } from './journal-format.js'
-import { MAX_LINE_BYTES, readHead, readLines } from './journal-reader.js'
+import { FileShrank, MAX_LINE_BYTES, readHead, readLines } from './journal-reader.js'
 import { JournalState } from './journal-state.js'
 import type { StoreLimits } from './store-limits.js'
 import { TimeSlice } from './time-slice.js'
@@ -200,7 +200,8 @@ export class JournalFile<R, T extends Table<R>> {
           this.#state = await this.#load(file, info.size, header, head.end, signature)
           this.#failed = null
         } catch (err) {
-          this.#failed = { signature: `${signature}:${info.size}`, error: err as Error }
+          // D-AUTH-81: a read the file shrank under is tried again at the next look, not remembered as this version's failure.
+          if (!(err instanceof FileShrank)) this.#failed = { signature: `${signature}:${info.size}`, error: err as Error }
           throw err
         }
       }

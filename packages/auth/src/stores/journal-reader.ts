@@ -16,10 +16,19 @@ export const MAX_LINE_BYTES = 1024 * 1024
 export class LineTooLong extends Error {}
 
 /**
+ * The file ended before the size its `stat` gave: it was cut or rewritten
+ * while it was read (an editor or `writeFile` truncating it in place). What
+ * was read is not the file at any one moment, so it is not used.
+ * D-AUTH-81.
+ */
+export class FileShrank extends Error {}
+
+/**
  * Calls `onLine` for each complete line of `file` from byte `start` up to
  * byte `end` (the size seen by the caller's `stat`), with the line's size
  * in bytes (its `\n` included); resolves with the offset after the last
- * complete line. A tail without `\n` is left unread. Lines may span chunks
+ * complete line. A tail without `\n` is left unread; a file that ends
+ * before `end` throws {@link FileShrank}. Lines may span chunks
  * and be of any length. Yields to the event loop every few milliseconds,
  * so a file of any size is read without a long stall (D-AUTH-24).
  */
@@ -32,7 +41,7 @@ export async function readLines (file: FileHandle, start: number, end: number, o
   while (position < end) {
     const buffer = Buffer.allocUnsafe(Math.min(CHUNK, end - position))
     const { bytesRead } = await file.read(buffer, 0, buffer.length, position)
-    if (bytesRead === 0) break
+    if (bytesRead === 0) throw new FileShrank(`the file was cut to ${position} bytes while it was read (it had ${end}): changed by another program?`)
     const chunkStart = position
     position += bytesRead
     let from = 0
