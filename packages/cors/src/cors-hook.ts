@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction, HTTPMethods, onRequestHookHandler } from 'fastify'
-import { addVary, errorForLog, isThenable, TOKEN, TOKEN_LIST } from '@fastify-gatehouse/core'
-import { GATEHOUSE_CORS_INVALID_PREFLIGHT } from './errors.js'
+import { addVary, errorForLog, HookTimeout, isThenable, settleWithin, TOKEN, TOKEN_LIST } from '@fastify-gatehouse/core'
+import { GATEHOUSE_CORS_INVALID_PREFLIGHT, originCheckTimeout } from './errors.js'
 import { showable } from './origins.js'
 import type { CorsPolicy } from './policy.js'
 import { NO_ROUTE, type RouteFinder } from './route-finder.js'
@@ -129,8 +129,10 @@ function unseenRoute (request: FastifyRequest, method: string): boolean {
 
 /**
  * The function form: the origin is allowed when it answers true; a throw or
- * rejection is "not allowed", logged, never a 500.
- * D-CORS-07.
+ * rejection is "not allowed", logged, never a 500. A promise that does not
+ * settle within `callbackTimeout` is a 503 (its late answer is ignored), so
+ * a hung check cannot hold requests open.
+ * D-CORS-07, D-CORS-18.
  */
 function decide (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction, policy: CorsPolicy, origin: string, requested: string | undefined, strict: boolean): void {
   // `null` and what is not an origin never reach the function (D-CORS-03,
@@ -140,6 +142,10 @@ function decide (request: FastifyRequest, reply: FastifyReply, done: HookHandler
     return
   }
   const refused = (err: unknown): void => {
+    if (err instanceof HookTimeout) {
+      done(originCheckTimeout(err))
+      return
+    }
     request.log.error({ err: errorForLog(err) }, 'cors: the allowOrigins function failed; the origin is taken as not allowed')
     finish(request, reply, done, policy, undefined, requested, strict)
   }
@@ -156,7 +162,7 @@ function decide (request: FastifyRequest, reply: FastifyReply, done: HookHandler
     refused(err)
     return
   }
-  if (isThenable(verdict)) verdict.then(decided, refused)
+  if (isThenable(verdict)) settleWithin(Promise.resolve(verdict), policy.decideWithin, 'the cors allowOrigins function').then(decided, refused)
   else decided(verdict)
 }
 

@@ -1,4 +1,5 @@
 import createError from '@fastify/error'
+import { HttpError, type HookTimeout } from '@fastify-gatehouse/core'
 
 // Every code of this package; listed in docs/error-codes.md.
 
@@ -9,3 +10,11 @@ export const GATEHOUSE_CORS_INVALID_OPTIONS = createError<[string, string]>(
 /** With `strictPreflight`, an OPTIONS request without `Origin` or `Access-Control-Request-Method` (400); says which is missing. */
 export const GATEHOUSE_CORS_INVALID_PREFLIGHT = createError<[string]>(
   'GATEHOUSE_CORS_INVALID_PREFLIGHT', 'Invalid CORS preflight request: %s (strictPreflight takes every OPTIONS request as a preflight)', 400)
+
+/** The `allowOrigins` function gave no answer within `callbackTimeout` (503, `Retry-After: 5`). */
+export const ORIGIN_CHECK_TIMEOUT = 'GATEHOUSE_CORS_ORIGIN_CHECK_TIMEOUT'
+
+// D-CORS-18: an HttpError, for its Retry-After header; `cause` names the limit.
+export function originCheckTimeout (cause: HookTimeout): HttpError {
+  return new HttpError(503, 'Cannot check the request\'s origin now: the check took too long; try again shortly', { code: ORIGIN_CHECK_TIMEOUT, headers: { 'retry-after': '5' }, cause })
+}

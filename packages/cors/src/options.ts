@@ -1,14 +1,15 @@
 import { Type } from '@sinclair/typebox'
 import type { FastifyRequest } from 'fastify'
 import { GATEHOUSE_CORS_INVALID_OPTIONS } from './errors.js'
-import { parseList, TOKEN, type ListOption } from '@fastify-gatehouse/core'
+import { CALLBACK_TIMEOUT_LIMITS, CALLBACK_TIMEOUT_SECONDS, parseList, TOKEN, type ListOption } from '@fastify-gatehouse/core'
 import { parseOrigins } from './origins.js'
 
 /**
  * Decides whether `origin` may read responses: `true` allows it (echoed),
  * anything else does not. It is called only with a serialized origin
  * (`scheme://host[:port]`, never `null`), once per request that carries one.
- * A throw or a rejection counts as "not allowed" and is logged.
+ * A throw or a rejection counts as "not allowed" and is logged; no answer
+ * within `callbackTimeout` is a 503 `GATEHOUSE_CORS_ORIGIN_CHECK_TIMEOUT`.
  */
 export type OriginFunction = (origin: string, request: FastifyRequest) => boolean | Promise<boolean>
 
@@ -42,6 +43,8 @@ export interface CorsOptions extends CorsRouteOptions {
   strictPreflight?: boolean
   /** Status of an answered preflight, 200–299. Default: 204. */
   optionsSuccessStatus?: number
+  /** Seconds an `allowOrigins` function has to answer, 0.001–300; then the request gets 503 with `Retry-After`. Default: `5`. */
+  callbackTimeout?: number
 }
 
 /** {@link CorsOptions} with defaults applied and lists parsed. */
@@ -56,6 +59,7 @@ export interface ResolvedCorsOptions {
   readonly preflight: boolean
   readonly strictPreflight: boolean
   readonly optionsSuccessStatus: number
+  readonly callbackTimeout: number
 }
 
 export const defaults: ResolvedCorsOptions = Object.freeze({
@@ -67,7 +71,8 @@ export const defaults: ResolvedCorsOptions = Object.freeze({
   maxAge: 600,
   preflight: true,
   strictPreflight: false,
-  optionsSuccessStatus: 204
+  optionsSuccessStatus: 204,
+  callbackTimeout: CALLBACK_TIMEOUT_SECONDS
 })
 
 const list = () => Type.Optional(Type.Union([Type.String(), Type.Array(Type.String())]))
@@ -91,7 +96,8 @@ export const corsOptionsSchema = Type.Object({
   ...routeProperties,
   preflight: Type.Optional(Type.Boolean()),
   strictPreflight: Type.Optional(Type.Boolean()),
-  optionsSuccessStatus: Type.Optional(Type.Integer({ minimum: 200, maximum: 299 }))
+  optionsSuccessStatus: Type.Optional(Type.Integer({ minimum: 200, maximum: 299 })),
+  callbackTimeout: Type.Optional(Type.Number({ minimum: CALLBACK_TIMEOUT_LIMITS.min, maximum: CALLBACK_TIMEOUT_LIMITS.max }))
 }, { additionalProperties: false })
 
 function tokens (name: string, value: ListOption | undefined, fallback: readonly string[]): string[] {
@@ -131,6 +137,7 @@ export function resolveCorsOptions (options: CorsOptions, at = ''): ResolvedCors
     maxAge: options.maxAge ?? defaults.maxAge,
     preflight,
     strictPreflight,
-    optionsSuccessStatus: options.optionsSuccessStatus ?? defaults.optionsSuccessStatus
+    optionsSuccessStatus: options.optionsSuccessStatus ?? defaults.optionsSuccessStatus,
+    callbackTimeout: options.callbackTimeout ?? defaults.callbackTimeout
   })
 }

@@ -11,6 +11,8 @@ export interface CorsPolicy {
   readonly allowOrigin: ((origin: string) => string | undefined) | undefined
   /** The function form, called instead (the origin is echoed when it answers true). */
   readonly decide: OriginFunction | undefined
+  /** Milliseconds `decide` has to answer (`callbackTimeout`). */
+  readonly decideWithin: number
   readonly credentials: boolean
   readonly expose: string | undefined
   readonly anyMethod: boolean
@@ -30,6 +32,7 @@ export function compilePolicy (opts: ResolvedCorsOptions): CorsPolicy {
   return Object.freeze({
     allowOrigin: typeof origins === 'function' ? undefined : originTest(origins, echo),
     decide,
+    decideWithin: opts.callbackTimeout * 1000,
     credentials: opts.allowCredentials,
     expose: opts.exposeHeaders.length > 0 ? opts.exposeHeaders.join(', ') : undefined,
     anyMethod: opts.allowMethods.includes('*'),

@@ -14,7 +14,8 @@ test('defaults are the spec\'s and frozen', async (t) => {
     maxAge: 600,
     preflight: true,
     strictPreflight: false,
-    optionsSuccessStatus: 204
+    optionsSuccessStatus: 204,
+    callbackTimeout: 5
   })
   t.ok(Object.isFrozen(corsDefaults) && Object.isFrozen(corsDefaults.allowOrigins))
   t.same(resolveCorsOptions({}), corsDefaults)
@@ -32,7 +33,8 @@ test('lists take comma strings; items trimmed, empties dropped, methods upper-ca
     maxAge: 600,
     preflight: true,
     strictPreflight: false,
-    optionsSuccessStatus: 204
+    optionsSuccessStatus: 204,
+    callbackTimeout: 5
   })
   t.same(given, copy, "the caller's object is not changed")
 })
