@@ -4,7 +4,8 @@
 // that misses it (the store's `verify`), the longest event-loop stall with
 // requests in flight, and the heap, for MemoryUserStore, FileUserStore and
 // PostgresUserStore holding 10 to 100 000 users; and the verified-credential
-// cache itself as it fills to 100 000 entries. Each kind at each size runs
+// cache itself as it fills to 100 000 entries; and the memory lockout store
+// holding 10 to 100 000 keys. Each kind at each size runs
 // in its own process (lib/basic-growth-worker.ts); PostgreSQL in a database
 // of the run's own, dropped at the end.
 //   node --import tsx basic-growth.ts [--sizes 10,100,…] [--only kind,…] [--size-minutes 3] [--total-minutes 15] [--no-pin] [--write]
@@ -65,7 +66,15 @@ const ROWS: Array<[string, Kind, string] | string> = [
   ['cache.heap', 'cache', 'heap per cached credential, bytes'],
   ['cache.hit', 'cache', 'request answered from the cache, going round all n (+ `standing`), CPU µs'],
   ['bounded.get', 'cache', '`BoundedCache` alone, n entries: `get`, CPU µs/call'],
-  ['bounded.set', 'cache', '`BoundedCache` alone, full at n: `set` of a new key (replaces a sampled entry, D-AUTH-57), CPU µs/call']
+  ['bounded.set', 'cache', '`BoundedCache` alone, full at n: `set` of a new key (replaces a sampled entry, D-AUTH-57), CPU µs/call'],
+  '**The lockout store holding n keys (`MemoryLockoutStore({ max: n, maxLocked: n })`, the server login\'s policy: 5 attempts, 30 s, 1 h)**',
+  ['lockout.heapOpen', 'lockout', 'heap per key counting (one failure), bytes'],
+  ['lockout.heapLocked', 'lockout', 'heap per key locked (5 failures), bytes'],
+  ['lockout.claimOpen', 'lockout', 'a login\'s claim (+ `refund`) of a counting key, going round all n, CPU µs/call'],
+  ['lockout.claimLocked', 'lockout', 'a claim of a locked key (refused), going round all n, CPU µs/call'],
+  ['lockout.newName', 'lockout', 'a failed login of a new name, n counting keys held (evicts the least recently changed), CPU µs/call'],
+  ['lockout.full', 'lockout', 'a claim refused because n locked keys fill `maxLocked` (fails closed, D-LOCKOUT-10), CPU µs/call'],
+  ['lockout.stall', 'lockout', 'longest event-loop stall, failed logins of new names 256 per turn for 1 s (median of 3), ms']
 ]
 
 const start = runStart()
@@ -124,7 +133,17 @@ try {
 // Failures and skips become notes under the table, each cell pointing at its note (as growth.ts).
 const notes = new Notes()
 const args = givenArgs(OPTIONS, values, ['sizes', 'only', 'no-pin'])
-const rows = ROWS.filter((r) => typeof r === 'string' || kinds.includes(r[1]))
+// The rows of the kinds run, each heading only when a row under it is.
+const rows: typeof ROWS = []
+let heading: string | undefined
+for (const r of ROWS) {
+  if (typeof r === 'string') heading = r
+  else if (kinds.includes(r[1])) {
+    if (heading !== undefined) rows.push(heading)
+    heading = undefined
+    rows.push(r)
+  }
+}
 const table = [
   `#### Basic from a user store at commit ${commitOf()}`,
   '',

@@ -2,7 +2,7 @@
 // workers (basic-growth-worker.ts) exchange.
 
 /** The kinds measured, one worker process per kind and size. */
-export const KINDS = ['memory', 'file', 'postgres', 'cache'] as const
+export const KINDS = ['memory', 'file', 'postgres', 'cache', 'lockout'] as const
 export type Kind = typeof KINDS[number]
 
 /** What a worker is told. */

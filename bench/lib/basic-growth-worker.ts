@@ -15,6 +15,7 @@ import { BoundedCache } from '../../packages/auth/src/bounded-cache.js'
 import type { WorkerConfig, WorkerResult } from './basic-growth-kinds.js'
 import { cpuMs, heapAfterGc, idleGap, median, microsPerCall, watchEventLoop } from './growth-measure.js'
 import { CHEAP_SCRYPT, identityOf, PASSWORD, seedUserFile } from './growth-seed.js'
+import { lockoutRows } from './lockout-growth.js'
 import { check, Rows, spread } from './worker-rows.js'
 
 // Distinct users the request loops go round, spread over the whole store.
@@ -257,6 +258,7 @@ const result: WorkerResult = await rows.collect(async () => {
   else if (kind === 'file') await fileStore()
   else if (kind === 'postgres') await postgresStore()
   else if (kind === 'cache') await cache()
+  else if (kind === 'lockout') await lockoutRows(rows, n)
   else throw new Error(`no kind ${String(kind)}`)
 })
 process.send(result, () => process.exit(0))
