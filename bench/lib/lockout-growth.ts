@@ -6,7 +6,7 @@
 import { performance } from 'node:perf_hooks'
 import { setImmediate as turn } from 'node:timers/promises'
 import { MemoryLockoutStore, type LockoutPolicy } from '@fastify-gatehouse/auth'
-import { heapAfterGc, median, microsPerCall, watchEventLoop } from './growth-measure.js'
+import { heapAfterGc, idleGap, median, microsPerCall, watchEventLoop } from './growth-measure.js'
 import { identityOf } from './growth-seed.js'
 import { check, type Rows } from './worker-rows.js'
 
@@ -88,4 +88,6 @@ export async function lockoutRows (rows: Rows<number>, n: number): Promise<void>
     }
     return median(stalls)
   })
+  // The machine's own noise, to read the stall against.
+  await rows.row('lockout.idle', async () => median([await idleGap(1000), await idleGap(1000), await idleGap(1000)]))
 }
