@@ -18,7 +18,7 @@ const LIB = pathToFileURL(fileURLToPath(new URL('../../../scripts/lib/import-cyc
 const { importGraph, cycleGroups, compareWithKnown } = await import(LIB) as ImportCycles
 
 /** A package of the fake workspace: its package.json with the gatehouse-src condition, and its sources. */
-function fakePackage (name: string, sources: Record<string, string>): Record<string, unknown> {
+function fakePackage (name: string, sources: Record<string, string>): { 'package.json': string, src: Record<string, string> } {
   return {
     'package.json': JSON.stringify({ name, type: 'module', exports: { '.': { 'gatehouse-src': './src/index.ts', default: './dist/index.js' } } }),
     src: sources
