@@ -39,7 +39,7 @@ export const PROCESS_WIDE = Object.freeze({
   'core.credentialCookies.v1': {
     kind: 'state',
     at: 'packages/core/src/credential-cookies.ts',
-    why: 'The cookies that authenticate requests to an app, declared by auth or session; the csrf component checks unsafe requests carrying them (D-CSRF-09). A csrf of one copy must see what an auth of the other declared, or a cross-site request carrying that cookie goes unchecked.'
+    why: 'The cookies that authenticate requests to an app, declared by the component that reads one (auth\'s JWT cookie); the csrf component checks unsafe requests carrying them (D-CSRF-09). A csrf of one copy must see what an auth of the other declared, or a cross-site request carrying that cookie goes unchecked.'
   },
   'core.credentialCookiesGuarded.v1': {
     kind: 'state',
