@@ -1,6 +1,6 @@
 import { parseTags } from './tags.js'
 import { GATEHOUSE_CORE_INVALID_AVATAR } from './errors.js'
-import { brandClass } from './shared-identity.js'
+import { brandClass } from './process-wide.js'
 
 // Claims objects this module froze: a new avatar for the same caller (a
 // Basic sign-in time, fresh tags) shares them instead of copying.

@@ -1,4 +1,4 @@
-import { processWide } from './shared-identity.js'
+import { processWide } from './process-wide.js'
 
 /** The `type` of the process warnings Gatehouse emits (`process.on('warning', (w) => w.name === 'GatehouseWarning')`). */
 export const WARNING_TYPE = 'GatehouseWarning'
@@ -10,6 +10,7 @@ export interface WarningLogger {
 
 // What each process has said already: a warning is about configuration, and
 // an app built a hundred times (tests) says the same thing a hundred times.
+// Process-wide, so that two copies of core say it once too (process-wide.ts).
 const emitted = processWide('core.emittedWarnings.v1', () => new Set<string>())
 
 /**

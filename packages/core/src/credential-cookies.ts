@@ -1,4 +1,4 @@
-import { processWide } from './shared-identity.js'
+import { processWide } from './process-wide.js'
 
 // Cookies that authenticate a request (a session id, a JWT in a cookie) give
 // it ambient authority: a page on another site can make the browser send
@@ -6,7 +6,8 @@ import { processWide } from './shared-identity.js'
 // csrf component checks every unsafe request carrying one, so neither
 // depends on the other (DESIGN §1: components depend on core only).
 // Kept per app (its HTTP server, shared by every encapsulated context) and
-// process-wide, so two copies of core agree (D-CORE-05). D-CSRF-09.
+// process-wide, so two copies of core agree (process-wide.ts says why).
+// D-CSRF-09.
 const declared = processWide('core.credentialCookies.v1', () => new WeakMap<object, Set<string>>())
 // The apps whose credential cookies a component checks (csrf asked for them).
 const guarded = processWide('core.credentialCookiesGuarded.v1', () => new WeakSet<object>())

@@ -2,7 +2,7 @@ import type { Avatar } from './avatar.js'
 import { formatChallenge } from './challenge.js'
 import { GATEHOUSE_CORE_INVALID_HTTP_ERROR, REAUTHENTICATE } from './errors.js'
 import { HttpError } from './http-error.js'
-import { brandClass } from './shared-identity.js'
+import { brandClass } from './process-wide.js'
 
 /** The largest `fresh` a route may ask for: one year, in seconds. */
 export const MAX_FRESH_SECONDS = 365 * 24 * 3600

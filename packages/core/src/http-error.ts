@@ -1,7 +1,7 @@
 import { STATUS_CODES } from 'node:http'
 import { GATEHOUSE_CORE_INVALID_HTTP_ERROR } from './errors.js'
 import { isToken } from './http-syntax.js'
-import { brandClass } from './shared-identity.js'
+import { brandClass } from './process-wide.js'
 
 /** Extra headers an error response carries, e.g. `WWW-Authenticate` or `Retry-After`. */
 export type ErrorHeaders = Readonly<Record<string, string | readonly string[]>>

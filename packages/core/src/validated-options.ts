@@ -1,13 +1,13 @@
 import type { TSchema } from '@sinclair/typebox'
 import { isPlainObject } from './plain-object.js'
-import { processWide } from './shared-identity.js'
+import { processWide } from './process-wide.js'
 import { joinPath, validateOptions } from './validate.js'
 
 // D-CHAIN-12: component options are checked against their schema once. The
 // first step that checks them (the config-file loader, resolveRecipe, or the
 // component registered alone) checks a frozen copy and records it here with
 // the schema it passed; later steps hand that copy on unchecked. Kept
-// process-wide so that two copies of core agree (D-CORE-05), and keyed by the
+// process-wide so that two copies of core agree (process-wide.ts), and keyed by the
 // schema, so options checked for one component are not taken as another's.
 const validated = processWide('core.validatedOptions.v1', () => new WeakMap<object, TSchema>())
 

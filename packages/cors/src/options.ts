@@ -1,23 +1,11 @@
 import { Type } from '@sinclair/typebox'
-import type { FastifyRequest } from 'fastify'
 import { GATEHOUSE_CORS_INVALID_OPTIONS } from './errors.js'
 import { CALLBACK_TIMEOUT_LIMITS, CALLBACK_TIMEOUT_SECONDS, parseList, TOKEN, type ListOption } from '@fastify-gatehouse/core'
-import { parseOrigins } from './origins.js'
+import { parseOrigins, type AllowOrigins, type OriginFunction } from './origins.js'
 
-/**
- * Decides whether `origin` may read responses: `true` allows it (echoed),
- * anything else does not. It is called only with a serialized origin
- * (`scheme://host[:port]`, never `null`), once per request that carries one.
- * A throw or a rejection counts as "not allowed" and is logged; no answer
- * within `callbackTimeout` is a 503 `GATEHOUSE_CORS_ORIGIN_CHECK_TIMEOUT`.
- */
-export type OriginFunction = (origin: string, request: FastifyRequest) => boolean | Promise<boolean>
-
-/**
- * The origins allowed to read responses: one origin, `*`, a comma-separated
- * string, a RegExp, a list of strings and RegExps, or a function.
- */
-export type AllowOrigins = string | RegExp | ReadonlyArray<string | RegExp> | OriginFunction
+// The allowOrigins types live with the code that reads them (origins.ts), so
+// that the two files do not import each other.
+export type { AllowOrigins, OriginFunction } from './origins.js'
 
 /** What a route may set in `config.cors` (every key optional; the component's value otherwise). */
 export interface CorsRouteOptions {

@@ -1,9 +1,24 @@
 import { isSerializedOrigin } from '@fastify-gatehouse/core'
 import { GATEHOUSE_CORS_INVALID_OPTIONS } from './errors.js'
-import type { AllowOrigins, OriginFunction } from './options.js'
+import type { FastifyRequest } from 'fastify'
 
 // The `allowOrigins` forms, checked at boot, and the test a request's
 // Origin meets.
+
+/**
+ * Decides whether `origin` may read responses: `true` allows it (echoed),
+ * anything else does not. It is called only with a serialized origin
+ * (`scheme://host[:port]`, never `null`), once per request that carries one.
+ * A throw or a rejection counts as "not allowed" and is logged; no answer
+ * within `callbackTimeout` is a 503 `GATEHOUSE_CORS_ORIGIN_CHECK_TIMEOUT`.
+ */
+export type OriginFunction = (origin: string, request: FastifyRequest) => boolean | Promise<boolean>
+
+/**
+ * The origins allowed to read responses: one origin, `*`, a comma-separated
+ * string, a RegExp, a list of strings and RegExps, or a function.
+ */
+export type AllowOrigins = string | RegExp | ReadonlyArray<string | RegExp> | OriginFunction
 
 /**
  * The longest Origin a RegExp or the function is shown: a host name is at

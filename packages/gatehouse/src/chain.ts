@@ -1,41 +1,6 @@
-import {
-  loadRecipe as loadRecipeWith,
-  middlewareChain as middlewareChainWith,
-  recipeFromConfig as recipeFromConfigWith,
-  type AnyFastifyInstance,
-  type ChainEntry,
-  type ComponentList,
-  type GatehouseConfig,
-  type LoadRecipeOptions,
-  type Recipe
-} from '@fastify-gatehouse/core'
-import { allComponents } from '@fastify-gatehouse/server'
-
-// The core entry points with `components` defaulting to every Gatehouse
-// component, so that a recipe can name any of them with no further import.
-// D-CHAIN-07.
-
-/** Options of {@link middlewareChain}: core's, with `components` optional. */
-export interface ChainOptions {
-  /** The components the recipe may name. Default: `allComponents`. */
-  components?: ComponentList
-}
-
-/**
- * Core's `middlewareChain` with every Gatehouse component known by default:
- * `await middlewareChain(app, { middleware: { cors: true } })`. Pass
- * `components` to narrow the list or add your own (`[...allComponents, timing]`).
- */
-export async function middlewareChain (app: AnyFastifyInstance, recipe: Recipe = {}, options: ChainOptions = {}): Promise<ChainEntry[]> {
-  return await middlewareChainWith(app, recipe, { ...options, components: options.components ?? allComponents })
-}
-
-/** Core's `loadRecipe`, resolving names against `allComponents` unless `components` is given. */
-export async function loadRecipe (path: string, options: LoadRecipeOptions = {}): Promise<GatehouseConfig> {
-  return await loadRecipeWith(path, { ...options, components: options.components ?? allComponents })
-}
-
-/** Core's `recipeFromConfig`, resolving names against `allComponents` unless `components` is given. */
-export function recipeFromConfig (config: unknown, options: LoadRecipeOptions = {}): GatehouseConfig {
-  return recipeFromConfigWith(config, { ...options, components: options.components ?? allComponents })
-}
+// fastify-gatehouse/chain: the middleware chain that knows every Gatehouse
+// component, and `allComponents`, without the server: importing it loads
+// neither @fastify-gatehouse/server nor openid-client (D-CORE-14). The same
+// exports as @fastify-gatehouse/components; the main entry has them too.
+export { allComponents, middlewareChain, loadRecipe, recipeFromConfig } from '@fastify-gatehouse/components'
+export type { ChainOptions } from '@fastify-gatehouse/components'

@@ -1,6 +1,7 @@
 // The public API of every Gatehouse package, in one import (DESIGN §1).
 // Importing it has no side effect: `allComponents` lists every component,
-// and this package's middlewareChain and loadRecipe resolve names against it.
+// and this package's middlewareChain and loadRecipe resolve names against it
+// (fastify-gatehouse/chain has them without the server: D-CORE-14).
 // The Redis stores are at fastify-gatehouse/redis, so that ioredis loads
 // only for who uses them (D-REDIS-07).
 
@@ -12,7 +13,7 @@ export type {
   AvatarInit, Recipe, ComponentSetting, GatehouseConfig, RequestScope, Component, ComponentDefinition, ComponentList,
   ChainEntry, LoadRecipeOptions, AuthRule, ServerLimits
 } from '@fastify-gatehouse/core'
-export { middlewareChain, loadRecipe, recipeFromConfig } from './chain.js'
+export { allComponents, middlewareChain, loadRecipe, recipeFromConfig } from './chain.js'
 export type { ChainOptions } from './chain.js'
 export { errorsPlugin } from '@fastify-gatehouse/errors'
 export type { ErrorsOptions } from '@fastify-gatehouse/errors'
@@ -40,6 +41,6 @@ export type { CacheOptions } from '@fastify-gatehouse/cache'
 export { compressionPlugin } from '@fastify-gatehouse/compression'
 export type { CompressionOptions } from '@fastify-gatehouse/compression'
 export {
-  allComponents, AppServer, ServerBase, AuthMixin, RoutedApplication, route, PasswordMethod, OidcMethod, serverApp, MemoryLockoutStore, SUPERADMIN
+  AppServer, ServerBase, AuthMixin, RoutedApplication, route, PasswordMethod, OidcMethod, serverApp, MemoryLockoutStore, SUPERADMIN
 } from '@fastify-gatehouse/server'
 export type { AppServerOptions, AuthMethod, LoginMethodDescription, LockoutStore, LoginOptions, OidcProviderOptions } from '@fastify-gatehouse/server'

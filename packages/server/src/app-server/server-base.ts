@@ -4,7 +4,7 @@ import { extendOptions, middlewareChain, trackRouteRules, type ComponentSetting,
 import { CALLBACK_TIMEOUT_SECONDS, passwordPolicyDefaults, type ApiKeyStore, type AuthOptions, type LockoutStore, type ResolvedPasswordPolicy, type UserStore } from '@fastify-gatehouse/auth'
 import type { SessionStore } from '@fastify-gatehouse/session'
 import { clientErrorHandler, RedactingLogController } from '@fastify-gatehouse/logging'
-import { allComponents } from '../components.js'
+import { allComponents } from '@fastify-gatehouse/components'
 import { GATEHOUSE_SERVER_REGISTER_TOO_LATE } from '../errors.js'
 import type { AuthMethod } from '../server-app/auth-method.js'
 import { resolveLoginOptions } from '../server-app/options.js'

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify'
 import type { Session } from '@fastify-gatehouse/session'
 import { safeNextPath } from '@fastify-gatehouse/core'
 import type { UserStore } from '@fastify-gatehouse/auth'
+import type {} from '@fastify-gatehouse/csrf' // route config `csrf` (csrf's FastifyContextConfig merge)
 import { badLoginRequest, GATEHOUSE_SERVER_INVALID_OPTIONS, GATEHOUSE_SERVER_SESSION_REQUIRED, invalidLogin, lockedOut } from '../errors.js'
 import type { AuthMethod, LoginMethodContext, LoginMethodDescription, LoginPageFailure } from './auth-method.js'
 import { acceptFormBodies, isBrowserForm } from './form-body.js'

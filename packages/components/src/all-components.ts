@@ -14,7 +14,9 @@ import { compressionPlugin } from '@fastify-gatehouse/compression'
  * resolve names against unless told otherwise. Listed by order for the
  * reader; the chain sorts them itself. Add your own with
  * `[...allComponents, myComponent]`.
- * D-CHAIN-07: here, not in the umbrella: the server needs it and cannot import the umbrella.
+ * D-CHAIN-07, D-CORE-14: in a package of its own, below the server (which
+ * needs it and cannot import the umbrella) and beside no server code, so
+ * that the chain loads without the server and openid-client.
  */
 export const allComponents: ComponentList = Object.freeze([
   errorsPlugin,
