@@ -11,7 +11,7 @@ import pg from 'pg'
 import { migrate } from '@fastify-gatehouse/postgres'
 import { AppServer } from '@fastify-gatehouse/server'
 import { needTestCluster, testCluster, type TestCluster } from '../../postgres/test/helpers/cluster.js'
-import { hangSignal, waitUntil } from '../../../test-helpers/wait.js'
+import { hangSignal, UNHURRIED_CALLBACK_TIMEOUT_S, waitUntil } from '../../../test-helpers/wait.js'
 
 const cluster = await needTestCluster()
 
@@ -68,8 +68,10 @@ test('one pool per instance: every store answers on a PostgreSQL with 12 connect
       logger: false,
       database: { url, poolSize: POOL_SIZE, cacheSize: 0, negativeCacheSize: 0, connectTimeout: 30_000, statementTimeout: 30_000 },
       adminPassword: PASSWORD,
-      // A login answered 503 after its claim counts as a failure: not a lock here.
-      serverApp: { login: { maxAttempts: 1000 } }
+      // A login answered 503 after its claim counts as a failure: not a lock
+      // here. This test is about connections, not time limits: a burst of
+      // logins on a loaded machine queues for scrypt past the 5 s default.
+      serverApp: { login: { maxAttempts: 1000, callbackTimeout: UNHURRIED_CALLBACK_TIMEOUT_S } }
     })
     server.register(async (app) => { app.get('/whoami', { config: { authRule: 'member' } }, async (request) => request.scope.auth) })
     t.teardown(() => server.close())

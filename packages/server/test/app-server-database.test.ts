@@ -12,7 +12,7 @@ import { MemorySessionStore } from '@fastify-gatehouse/session'
 import { AppServer, SUPERADMIN, type AppServerOptions } from '@fastify-gatehouse/server'
 import { needPostgres, testDatabase, type TestDatabase } from '../../postgres/test/helpers/postgres.js'
 import { collect, waitForOutput } from '../../../test-helpers/child.js'
-import { HANG_CEILING_MS, hangSignal, waitUntil } from '../../../test-helpers/wait.js'
+import { HANG_CEILING_MS, hangSignal, UNHURRIED_CALLBACK_TIMEOUT_S, waitUntil } from '../../../test-helpers/wait.js'
 
 const postgres = await needPostgres()
 const FIXTURE = fileURLToPath(new URL('./fixtures/database-server.ts', import.meta.url))
@@ -216,7 +216,9 @@ test('stores given explicitly keep their role; database fills the rest', postgre
 
 test('two instances on one database: booted together (migrating once, one admin), sessions and user changes shared', postgres, async (t) => {
   const db = await database(t)
-  const options = { database: { url: db.url, migrate: true }, adminPassword: 'gatekeeper-pass-1' }
+  // A dozen password hashes at once: on a loaded machine they queue for
+  // scrypt past the 5 s default time limit, which is not what this tests.
+  const options = { database: { url: db.url, migrate: true }, adminPassword: 'gatekeeper-pass-1', serverApp: { login: { callbackTimeout: UNHURRIED_CALLBACK_TIMEOUT_S } } }
   const [one, two] = await Promise.all([start(t, options), start(t, options)])
   t.same((await db.query<{ identity: string }>('select identity from gatehouse.users')).map((r) => r.identity), ['admin'], 'one admin')
 
