@@ -16,7 +16,7 @@
 // packages/core/test/process-wide.test.ts fails on `globalThis` or
 // `Symbol.for` anywhere else in packages/*/src, and on an entry no longer
 // used where it says. The names end in a format version: a copy that changes
-// what an entry holds uses a new name. D-CORE-05, D-CORE-13.
+// what an entry holds uses a new name. D-CORE-05, D-CORE-13, D-CORE-16 (the route rules: one table, two keys).
 
 /** One process-wide name: what it is, the file that uses it, and why it must be shared by every copy. */
 export interface ProcessWideEntry {
