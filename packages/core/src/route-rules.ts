@@ -69,10 +69,10 @@ function compile (rule: string, where: string): AuthRule {
   }
 }
 
-/** The hook that enforces a rule (when `allows` is given) and then a freshness (when `maxAge` is). */
-function enforcer (allows: AuthRule | undefined, maxAge: number | undefined, record: () => RouteRecord): onRequestHookHandler {
+/** The hook that enforces a rule (when `allows` is given) and then a freshness (when `maxAge` is); `refusal` says how an anonymous caller is refused. */
+function enforcer (allows: AuthRule | undefined, maxAge: number | undefined, refusal: Pick<RouteRecord, 'accepts' | 'challengeAnonymous'>): onRequestHookHandler {
   return function enforceAuthRule (request, _reply, done) {
-    const refused = allows === undefined ? undefined : ruleRefusal(allows, record(), request)
+    const refused = allows === undefined ? undefined : ruleRefusal(allows, refusal, request)
     if (refused !== undefined) {
       done(refused)
       return
@@ -115,15 +115,9 @@ function compileRouteRule (this: FastifyInstance, route: RouteOptions): void {
   const allows = rule === undefined ? undefined : compile(rule, where)
   const maxAge = fresh as number | undefined
   const accepts = declaredChallenges(this)
-  const check = rule === undefined && maxAge === undefined ? undefined : enforcer(allows, maxAge, () => record)
-  const record: RouteRecord = Object.freeze({
-    rule,
-    fromDefault: fallback !== undefined,
-    fresh: maxAge,
-    check,
-    accepts,
-    challengeAnonymous: typeof challenge === 'boolean' ? challenge : accepts?.challengeAnonymous === true
-  })
+  const refusal = { accepts, challengeAnonymous: typeof challenge === 'boolean' ? challenge : accepts?.challengeAnonymous === true }
+  const check = rule === undefined && maxAge === undefined ? undefined : enforcer(allows, maxAge, refusal)
+  const record: RouteRecord = Object.freeze({ rule, fromDefault: fallback !== undefined, fresh: maxAge, check, ...refusal })
   // A route's options copied from another route (the HEAD route of a GET,
   // a reused options object) may carry that route's check: replaced, not doubled.
   const copied = routeRecord(route.config)?.check

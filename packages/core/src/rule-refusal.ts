@@ -10,7 +10,7 @@ import type { RouteRecord } from './route-record.js'
  * handler, which is no route); signed in, 403 `GATEHOUSE_CORE_FORBIDDEN`.
  * D-RULES-02: an anonymous caller never satisfies a rule, even a purely negative one.
  */
-export function ruleRefusal (allows: AuthRule, record: RouteRecord | undefined, request: FastifyRequest): Error | undefined {
+export function ruleRefusal (allows: AuthRule, record: Pick<RouteRecord, 'accepts' | 'challengeAnonymous'> | undefined, request: FastifyRequest): Error | undefined {
   const caller = request.scope?.auth ?? null
   if (caller !== null && allows(caller)) return undefined
   return caller === null ? anonymousRefusal(record, request.headers.authorization) : forbidden()
