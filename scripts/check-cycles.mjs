@@ -13,16 +13,6 @@ import { compareWithKnown, cycleGroups, importGraph } from './lib/import-cycles.
 
 const KNOWN_CYCLES = [
   {
-    name: 'core route rules',
-    // Removed by the route-rules plugin (issue 26, item 1).
-    files: [
-      'packages/core/src/default-auth-rule.ts',
-      'packages/core/src/route-rules.ts',
-      'packages/core/src/rule-coverage.ts',
-      'packages/core/src/scope.ts'
-    ]
-  },
-  {
     name: 'server AuthMixin',
     // Removed with the mixin, by the server resolved once (issue 26, item 3).
     files: [

@@ -1,29 +1,18 @@
 import { GATEHOUSE_CORE_FORBIDDEN, GATEHOUSE_CORE_SCHEME_NOT_ACCEPTED, UNAUTHENTICATED } from './errors.js'
 import { HttpError } from './http-error.js'
 import { isToken } from './http-syntax.js'
+import type { RouteRecord } from './route-record.js'
 
 /**
- * What the auth component accepts, left on each route config it sees under
- * this registered symbol (any copy of core reads it, D-CORE-05): core cannot
- * import auth (DESIGN §1), and a route outside auth's instance tree, or an
- * app without auth, has none.
+ * 403 `GATEHOUSE_CORE_FORBIDDEN`, with `message` when given (the default
+ * reads `Insufficient permissions for this route`). One class whoever is
+ * refused, anonymous or signed in, so that `instanceof` finds every one.
+ * D-CORE-15.
  */
-export const kAuthAccepts = Symbol.for('fastify-gatehouse.core.authAccepts.v1')
-
-/** The value under {@link kAuthAccepts}. */
-export interface AuthAccepts {
-  /** Scheme names as written in the challenges (`Basic`, `Bearer`). */
-  readonly schemes: readonly string[]
-  /** `WWW-Authenticate` challenges, one per scheme. */
-  readonly challenges: readonly string[]
-  /** The auth component's `challengeAnonymous`: the default of the routes it sees. */
-  readonly challengeAnonymous: boolean
-}
-
-function acceptsOf (config: object): AuthAccepts | undefined {
-  const value = (config as Record<PropertyKey, unknown>)[kAuthAccepts] as Partial<AuthAccepts> | undefined
-  if (value === undefined || !Array.isArray(value.schemes) || !Array.isArray(value.challenges) || value.schemes.length === 0) return undefined
-  return value as AuthAccepts
+export function forbidden (message?: string): Error {
+  const error = new GATEHOUSE_CORE_FORBIDDEN()
+  if (message !== undefined) error.message = message
+  return error
 }
 
 /** `Basic`, `Basic or Bearer`, `Basic, Bearer or Token`. */
@@ -56,28 +45,28 @@ export function shownScheme (authorization: string): string | undefined {
 }
 
 /**
- * The refusal of an anonymous caller by a route rule. Without auth on the
- * route: 403 `GATEHOUSE_CORE_FORBIDDEN` as always, or, when the request
- * carried an `Authorization` header (which nothing read), 403
- * `GATEHOUSE_CORE_SCHEME_NOT_ACCEPTED` saying so. With auth: its message
- * names the schemes (`Sign in with Basic or Bearer credentials`), and with
- * `challengeAnonymous` (the route's, else auth's) it is a 401
- * `GATEHOUSE_CORE_UNAUTHENTICATED` carrying auth's challenges.
+ * The refusal of an anonymous caller by a route rule, from the route's
+ * record (`undefined` for a scope's 404 handler). Without an authentication
+ * component in the route's scope: 403 `GATEHOUSE_CORE_FORBIDDEN` as always,
+ * or, when the request carried an `Authorization` header (which nothing
+ * read), 403 `GATEHOUSE_CORE_SCHEME_NOT_ACCEPTED` saying so. With one
+ * (`declareRouteChallenges`): its message names the schemes (`Sign in with
+ * Basic or Bearer credentials`), and with `challengeAnonymous` (the
+ * route's, else the component's) it is a 401 `GATEHOUSE_CORE_UNAUTHENTICATED`
+ * carrying its challenges.
  * D-RULES-11, D-AUTH-73.
  */
-export function anonymousRefusal (config: unknown, authorization?: string): Error {
-  const accepts = typeof config === 'object' && config !== null ? acceptsOf(config) : undefined
+export function anonymousRefusal (record: Pick<RouteRecord, 'accepts' | 'challengeAnonymous'> | undefined, authorization?: string): Error {
+  const accepts = record?.accepts
   if (accepts === undefined) {
-    if (authorization === undefined) return new GATEHOUSE_CORE_FORBIDDEN()
+    if (authorization === undefined) return forbidden()
     // D-AUTH-73: a 403, as DESIGN §5 wants without auth; a 401 would need a challenge for a scheme the route accepts, and there is none.
     const scheme = shownScheme(authorization)
     return new GATEHOUSE_CORE_SCHEME_NOT_ACCEPTED(`${scheme === undefined ? 'The Authorization header' : `The ${scheme} scheme`} is not accepted here: this route reads no Authorization header; sign in for a session cookie instead`)
   }
   const message = signInWith(accepts.schemes)
-  const own = (config as { challengeAnonymous?: unknown }).challengeAnonymous
-  const challenge = typeof own === 'boolean' ? own : accepts.challengeAnonymous === true
-  if (challenge && accepts.challenges.length > 0) {
+  if (record?.challengeAnonymous === true && accepts.challenges.length > 0) {
     return new HttpError(401, message, { code: UNAUTHENTICATED, headers: { 'www-authenticate': accepts.challenges.length === 1 ? accepts.challenges[0]! : [...accepts.challenges] } })
   }
-  return new HttpError(403, message, { code: 'GATEHOUSE_CORE_FORBIDDEN' })
+  return forbidden(message)
 }

@@ -4,7 +4,9 @@ import { GATEHOUSE_CORE_NO_COMPONENTS } from './errors.js'
 import { HookOrdering } from './hook-order.js'
 import { isPlainObject } from './plain-object.js'
 import { resolveRecipe, type Recipe } from './recipe.js'
-import { ensureScope, type AnyFastifyInstance } from './scope.js'
+import type { AnyFastifyInstance } from './fastify-instance.js'
+import { ensureRouteRules } from './route-rules.js'
+import { ensureScope } from './scope.js'
 
 /** Options of {@link middlewareChain}. */
 export interface MiddlewareChainOptions {
@@ -12,7 +14,7 @@ export interface MiddlewareChainOptions {
    * The components the recipe may name, e.g. `[errorsPlugin, corsPlugin]`
    * (`allComponents` of fastify-gatehouse holds every Gatehouse component).
    * Components not in the list do not exist for the recipe, whatever was
-   * imported; `[]` installs only `request.scope` and route rules.
+   * imported; `[]` installs only the scope and route-rules plugins.
    */
   components: ComponentList
 }
@@ -32,7 +34,8 @@ export interface ChainEntry {
 }
 
 /**
- * Registers the components a recipe turns on, on `app`, in onion order:
+ * Registers the scope and route-rules plugins, then the components a
+ * recipe turns on, on `app`, in onion order:
  * request-phase hooks (onRequest … preHandler) run in ascending component
  * order, response-phase hooks (preSerialization, onSend, onResponse,
  * onError, onTimeout, onRequestAbort) in descending order. Await it before
@@ -56,7 +59,9 @@ export async function middlewareChain (
   // D-CHAIN-06: never an empty chain by accident; core cannot default to errors (it depends on core).
   if (components === undefined) throw new GATEHOUSE_CORE_NO_COMPONENTS(namedIn(recipe))
   const steps = resolveRecipe(recipe, components)
+  // The two plugins every chain has, first: request.scope, then route rules (D-RULES-15).
   await ensureScope(app)
+  await ensureRouteRules(app)
   const ordering = new HookOrdering(app)
   for (const { component, options: componentOptions } of steps) {
     const { name, order } = component.component

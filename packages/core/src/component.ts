@@ -5,6 +5,7 @@ import { GATEHOUSE_CORE_INVALID_COMPONENT } from './errors.js'
 import { validateOptions } from './validate.js'
 import { isValidatedFor } from './validated-options.js'
 import { watchRegistrationOrder } from './registration-order.js'
+import { ensureRouteRules } from './route-rules.js'
 import { ensureScope } from './scope.js'
 
 /**
@@ -78,7 +79,8 @@ export function compareComponents (a: Component<any>, b: Component<any>): number
 
 /**
  * Defines a component: validates the definition, wraps the plugin so that
- * its options are checked against `schema` and `request.scope` exists, and
+ * its options are checked against `schema` and `request.scope` and route
+ * rules exist (`ensureScope`, `ensureRouteRules`), and
  * returns it with its facts. Nothing global changes: a recipe can name the
  * component only where it is handed to the chain (`middlewareChain(app,
  * recipe, { components: [...] })`). The result is a plain Fastify plugin:
@@ -106,7 +108,9 @@ export function defineComponent<Options extends object> (definition: ComponentDe
     // D-CHAIN-12: registered alone, the component checks its options; from a
     // chain or a config file they arrive checked, and are not checked again.
     if (schema !== undefined && !isValidatedFor(rawOptions, schema)) validateOptions(schema, options, `${name} options`)
+    // Registered alone, a component still has request.scope and route rules under it (D-RULES-15).
     await ensureScope(app)
+    await ensureRouteRules(app)
     await watchRegistrationOrder(app, name, order, () => plugin.call(app, app, options as Options))
   }
 

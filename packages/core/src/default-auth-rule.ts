@@ -1,9 +1,10 @@
-import type { FastifyInstance, RouteOptions } from 'fastify'
+import type { FastifyInstance } from 'fastify'
 import { AuthRuleSyntaxError, compileAuthRule, type AuthRule } from './auth-rule.js'
 import { GATEHOUSE_CORE_INVALID_AUTH_RULE, GATEHOUSE_CORE_UNENFORCED_AUTH_RULE } from './errors.js'
-import { declaredRoutes } from './rule-coverage.js'
+import type { AnyFastifyInstance } from './fastify-instance.js'
+import { declaredRule, routeName, routeRecord } from './route-record.js'
+import { declaredRoutes } from './route-table.js'
 import { ruleRefusal } from './rule-refusal.js'
-import type { AnyFastifyInstance } from './scope.js'
 
 // D-RULES-13: a scope's default rule. Kept on the instance under a
 // registered symbol (any copy of core reads it, D-CORE-05): an encapsulated
@@ -11,8 +12,8 @@ import type { AnyFastifyInstance } from './scope.js'
 // inside the scope see it too, and no other scope does.
 const kDefaultAuthRule = Symbol.for('fastify-gatehouse.core.defaultAuthRule.v1')
 
-/** Marks a route config whose rule is the scope's default (read by the check below). */
-const kRuleFromDefault = Symbol.for('fastify-gatehouse.core.ruleFromDefault.v1')
+// Why a scope's default cannot be enforced on a route of the scope.
+const NO_CHAIN_ABOVE = 'the route was declared before the Gatehouse chain or outside its instance tree; declare routes after middlewareChain'
 
 /**
  * The default rule of the scope a route is declared in, or `undefined`
@@ -20,15 +21,6 @@ const kRuleFromDefault = Symbol.for('fastify-gatehouse.core.ruleFromDefault.v1')
  */
 export function scopeDefaultRule (instance: object): string | undefined {
   return (instance as Record<symbol, string | undefined>)[kDefaultAuthRule]
-}
-
-/** Marks `config` as carrying its scope's default rule. */
-export function markDefaultRule (config: object): void {
-  (config as Record<symbol, boolean>)[kRuleFromDefault] = true
-}
-
-function routeName (route: RouteOptions): string {
-  return `${Array.isArray(route.method) ? route.method.join(',') : String(route.method)} ${route.url}`
 }
 
 /**
@@ -69,11 +61,11 @@ export function setDefaultAuthRule (scope: AnyFastifyInstance, rule: string): vo
   // Added on the scope, this hook runs after the chain's compiling hook (an
   // ancestor's): a route that got the default but no enforcer (no chain
   // above the scope) is refused at its declaration.
+  // A route with a rule of its own and no record is left to the route
+  // table's check at ready() (D-RULES-16).
   instance.addHook('onRoute', function checkDefaultRuleEnforced (route) {
-    const config = route.config as Record<symbol, unknown> | undefined
-    if (config?.[kRuleFromDefault] === true) return
-    if ((route.config as { authRule?: unknown } | undefined)?.authRule !== undefined || (route as { authRule?: unknown }).authRule !== undefined) return
-    throw new GATEHOUSE_CORE_UNENFORCED_AUTH_RULE(`The default authRule ${JSON.stringify(rule)} of ${where}`, routeName(route))
+    if (routeRecord(route.config) !== undefined || declaredRule(route) !== undefined) return
+    throw new GATEHOUSE_CORE_UNENFORCED_AUTH_RULE(`The default authRule ${JSON.stringify(rule)} of ${where}`, routeName(route), NO_CHAIN_ABOVE)
   })
   // D-RULES-14: the scope's own 404 handler (setNotFoundHandler inside it)
   // is no route, so no rule is compiled onto it; this hook of the scope runs
@@ -81,6 +73,6 @@ export function setDefaultAuthRule (scope: AnyFastifyInstance, rule: string): vo
   // and refuses as the rule would, as a peer's scope-wide onRequest hook does.
   // A 404 the scope does not handle (the parent's handler) never runs it.
   instance.addHook('onRequest', function enforceDefaultRuleOn404 (request, _reply, done) {
-    done(request.is404 ? ruleRefusal(allows, request) : undefined)
+    done(request.is404 ? ruleRefusal(allows, undefined, request) : undefined)
   })
 }

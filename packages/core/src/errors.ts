@@ -64,12 +64,12 @@ export const GATEHOUSE_CORE_INVALID_AUTH_RULE_SYNTAX = createError<[string]>(
 /**
  * A route carries an `authRule` or a `fresh` option (either spelling) that
  * no Gatehouse chain compiled: it was declared before the chain or outside
- * its instance tree. Raised by `ready()`; the message names the options
- * (`authRule`, `fresh`, `authRule and fresh`) and lists the routes.
+ * its instance tree, or set by an `onRoute` hook that ran after the
+ * chain's. Raised by `ready()`; the message names the options (`authRule`,
+ * `fresh`, `authRule and fresh`), lists the routes and says why.
  */
-export const GATEHOUSE_CORE_UNENFORCED_AUTH_RULE = createError<[string, string]>(
-  'GATEHOUSE_CORE_UNENFORCED_AUTH_RULE',
-  '%s cannot be enforced on %s: the route was declared before the Gatehouse chain or outside its instance tree; declare routes after middlewareChain', 500, TypeError)
+export const GATEHOUSE_CORE_UNENFORCED_AUTH_RULE = createError<[string, string, string]>(
+  'GATEHOUSE_CORE_UNENFORCED_AUTH_RULE', '%s cannot be enforced on %s: %s', 500, TypeError)
 
 /**
  * Routes existed before the Gatehouse chain (or `trackRouteRules`) was
@@ -102,7 +102,12 @@ export const GATEHOUSE_CORE_INVALID_CHALLENGE = createError<[string]>(
 
 // Request failures: coded errors with a 4xx status, answered by the errors component.
 
-/** The caller is anonymous or does not satisfy the route's `authRule`. */
+/**
+ * The caller is anonymous or does not satisfy the route's `authRule`. The
+ * one class of the code whoever is refused (D-CORE-15); for an anonymous
+ * caller on a route an authentication component sees, the message names
+ * the schemes it accepts (`Sign in with Basic or Bearer credentials`).
+ */
 export const GATEHOUSE_CORE_FORBIDDEN = createError(
   'GATEHOUSE_CORE_FORBIDDEN', 'Insufficient permissions for this route', 403)
 

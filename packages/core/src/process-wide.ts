@@ -16,7 +16,7 @@
 // packages/core/test/process-wide.test.ts fails on `globalThis` or
 // `Symbol.for` anywhere else in packages/*/src, and on an entry no longer
 // used where it says. The names end in a format version: a copy that changes
-// what an entry holds uses a new name. D-CORE-05, D-CORE-13.
+// what an entry holds uses a new name. D-CORE-05, D-CORE-13, D-CORE-16 (the route rules: one table, two keys).
 
 /** One process-wide name: what it is, the file that uses it, and why it must be shared by every copy. */
 export interface ProcessWideEntry {
@@ -24,9 +24,6 @@ export interface ProcessWideEntry {
   readonly at: string
   readonly why: string
 }
-
-// The route-rule marks, being removed by the route-rules plugin (issue 26, item 1).
-const ROUTE_RULE_MARK = 'a route-rule mark: the rules compiled by one copy\'s scope are checked at ready() by trackRouteRules and the chain of another (D-CORE-05). Being removed by the route-rules plugin (issue 26, item 1).'
 
 /** Every process-wide name Gatehouse uses, by name (`fastify-gatehouse.<name>` is its registered symbol). */
 export const PROCESS_WIDE = Object.freeze({
@@ -51,12 +48,11 @@ export const PROCESS_WIDE = Object.freeze({
     at: 'packages/core/src/boot-warning.ts',
     why: 'A boot warning goes to the process once (D-LOGGING-11): two copies must not say the same thing twice.'
   },
-  'core.compiledRouteRules.v1': { kind: 'state', at: 'packages/core/src/rule-coverage.ts', why: ROUTE_RULE_MARK },
-  'core.compiledRouteFresh.v1': { kind: 'state', at: 'packages/core/src/rule-coverage.ts', why: ROUTE_RULE_MARK },
-  'core.trackedRoots.v1': { kind: 'state', at: 'packages/core/src/rule-coverage.ts', why: ROUTE_RULE_MARK },
-  'core.declaredRoutes.v1': { kind: 'state', at: 'packages/core/src/rule-coverage.ts', why: ROUTE_RULE_MARK },
-  'core.ruleEnforcers.v1': { kind: 'state', at: 'packages/core/src/route-rules.ts', why: ROUTE_RULE_MARK },
-  'core.freshEnforcers.v1': { kind: 'state', at: 'packages/core/src/route-rules.ts', why: ROUTE_RULE_MARK },
+  'core.routeTables.v1': {
+    kind: 'state',
+    at: 'packages/core/src/route-table.ts',
+    why: 'The route table of each server: every route declared since trackRouteRules or the route-rules plugin started it, checked at ready() and listed by routeRules() (D-RULES-16). trackRouteRules of one copy and the chain of the other must fill and check one table, or a rule the other copy compiled is reported unenforced, and cors of either copy reads its routes.'
+  },
   'cors.seenRoutes.v1': {
     kind: 'state',
     at: 'packages/cors/src/route-options.ts',
@@ -99,17 +95,15 @@ export const PROCESS_WIDE = Object.freeze({
     at: 'packages/core/src/default-auth-rule.ts',
     why: 'A scope\'s default rule, on its Fastify instance (D-RULES-13): set by setDefaultAuthRule of one copy, read when the other copy compiles a route.'
   },
-  'core.ruleFromDefault.v1': {
+  'core.routeRecord.v1': {
     kind: 'key',
-    at: 'packages/core/src/default-auth-rule.ts',
-    why: 'Marks a route config whose rule came from its scope\'s default, for the check at ready(), which may be another copy\'s.'
+    at: 'packages/core/src/route-record.ts',
+    why: 'A route\'s one record (its rule, fresh, check and challenges; D-RULES-15), on its config: written by the route-rules plugin of one copy, read by the route table\'s check of the other and by auth\'s routeNeedsCaller, which may be of either copy.'
   },
-  'core.ruleEnforced.v1': { kind: 'key', at: 'packages/core/src/route-rules.ts', why: ROUTE_RULE_MARK },
-  'core.freshEnforced.v1': { kind: 'key', at: 'packages/core/src/route-rules.ts', why: ROUTE_RULE_MARK },
-  'core.authAccepts.v1': {
+  'core.routeChallenges.v1': {
     kind: 'key',
-    at: 'packages/core/src/anonymous-refusal.ts',
-    why: 'What auth accepts, on each route config, for the refusal core sends an anonymous caller; auth and core may be of two copies. Being removed by the route-rules plugin (issue 26, item 1: a declared function instead of a key on every route config).'
+    at: 'packages/core/src/route-challenges.ts',
+    why: 'What the authentication component of a scope accepts, on its Fastify instance (declareRouteChallenges, D-RULES-17): declared by an auth of one copy, read when the route-rules plugin of the other compiles a route of the scope.'
   }
 } as const satisfies Record<string, ProcessWideEntry>)
 

@@ -1,11 +1,14 @@
-import type { FastifyInstance, onRequestHookHandler, RouteOptions } from 'fastify'
-import { compileAuthRule, AuthRuleSyntaxError } from './auth-rule.js'
-import { markDefaultRule, scopeDefaultRule } from './default-auth-rule.js'
+import type { FastifyInstance, FastifyPluginCallback, onRequestHookHandler, RouteOptions } from 'fastify'
+import fp from 'fastify-plugin'
+import { compileAuthRule, AuthRuleSyntaxError, type AuthRule } from './auth-rule.js'
+import { scopeDefaultRule } from './default-auth-rule.js'
 import { GATEHOUSE_CORE_INVALID_AUTH_RULE, GATEHOUSE_CORE_INVALID_FRESH, GATEHOUSE_CORE_INVALID_ROUTE_OPTION } from './errors.js'
+import type { AnyFastifyInstance } from './fastify-instance.js'
 import { freshProblem, isFresh, ReauthenticateError } from './fresh.js'
-import { markRuleCompiled } from './rule-coverage.js'
+import { declaredChallenges } from './route-challenges.js'
+import { routeRecord, withRouteRecord, type RouteRecord } from './route-record.js'
+import { startRouteTable } from './route-table.js'
 import { ruleRefusal } from './rule-refusal.js'
-import { processWide } from './shared-identity.js'
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -41,36 +44,6 @@ declare module 'fastify' {
   }
 }
 
-// Process-wide, like the symbol below: another copy of this package may have
-// compiled the GET route a HEAD route is copied from (shared-identity.ts).
-const enforcers = processWide('core.ruleEnforcers.v1', () => new WeakSet<onRequestHookHandler>())
-// The enforcers that check `fresh` too (a copy that predates it adds its
-// enforcers to the set above only). D-ERRORS-13.
-const freshEnforcers = processWide('core.freshEnforcers.v1', () => new WeakSet<onRequestHookHandler>())
-
-/**
- * Marks a route config whose rule was compiled (a symbol: JSON and users
- * never see it; registered, so that every copy of this package reads it).
- */
-export const kRuleEnforced = Symbol.for('fastify-gatehouse.core.ruleEnforced.v1')
-/** Marks a route config whose `fresh` was compiled (like {@link kRuleEnforced}). */
-export const kFreshEnforced = Symbol.for('fastify-gatehouse.core.freshEnforced.v1')
-
-/**
- * What a route's config names that no `onRoute` hook compiled (`authRule`,
- * `fresh`, `authRule and fresh`), or `undefined` when nothing is left
- * unenforced; e.g. another plugin's `onRoute` hook, added after the chain's,
- * set it. Such requests are refused (fail closed): the second line behind
- * the boot checks of rule-coverage.ts.
- */
-export function unenforcedRule (config: unknown): string | undefined {
-  const c = config as { authRule?: unknown, fresh?: unknown, [kRuleEnforced]?: boolean, [kFreshEnforced]?: boolean } | undefined
-  if (c === undefined || c === null) return undefined
-  const rule = c.authRule !== undefined && c[kRuleEnforced] !== true
-  const fresh = c.fresh !== undefined && c[kFreshEnforced] !== true
-  return rule && fresh ? 'authRule and fresh' : rule ? 'authRule' : fresh ? 'fresh' : undefined
-}
-
 /** `value` as it reads in a boot error: JSON where it has one (`"600"`), else as JavaScript shows it (`NaN`, `1n`). */
 function shown (value: unknown): string {
   return typeof value === 'number' || typeof value === 'bigint' ? String(value) : JSON.stringify(value) ?? String(value)
@@ -87,86 +60,98 @@ function routeOption (route: RouteOptions, name: 'authRule' | 'fresh', fail: (va
   return name === 'fresh' && fromConfig !== undefined ? fromConfig : fromConfig ?? shorthand
 }
 
-/**
- * Adds the `onRoute` hook that compiles each route's `authRule` and `fresh`
- * once and puts their check first among the route's own `onRequest` hooks:
- * Fastify runs those after every instance-level `onRequest` hook (auth,
- * session), and before the body is parsed. The rule is checked first, so
- * a caller who may never call the route gets 403, not an invitation to sign in
- * (D-RULES-10).
- * D-RULES-01: enforced by core, so a rule holds even with auth off (403).
- */
-export function enforceRouteRules (app: FastifyInstance): void {
-  app.addHook('onRoute', function compileRouteRule (this: FastifyInstance, route) {
-    const where = `${String(route.method)} ${route.url}`
-    const own = routeOption(route, 'authRule', (both) => new GATEHOUSE_CORE_INVALID_AUTH_RULE(both, where, 'config.authRule and authRule disagree'))
-    // D-RULES-13: a route without a rule of its own takes its scope's default
-    // (setDefaultAuthRule), written into its config so the route says what it enforces.
-    const fallback = own === undefined ? scopeDefaultRule(this) : undefined
-    if (fallback !== undefined) {
-      const config = { ...(route.config as object | undefined), authRule: fallback }
-      markDefaultRule(config)
-      route.config = config as RouteOptions['config']
-    }
-    const rule = own ?? fallback
-    const fresh = routeOption(route, 'fresh', (both) => new GATEHOUSE_CORE_INVALID_FRESH(both, where, 'config.fresh and fresh disagree'))
-    const challenge = (route.config as Record<string, unknown> | undefined)?.challengeAnonymous
-    if (challenge !== undefined && (typeof challenge !== 'boolean' || rule === undefined)) {
-      throw new GATEHOUSE_CORE_INVALID_ROUTE_OPTION('config.challengeAnonymous', where, typeof challenge !== 'boolean' ? 'must be true or false' : 'needs an authRule on the route (it changes how the rule refuses anonymous callers)')
-    }
-    if (rule === undefined && fresh === undefined) return
-    if (rule !== undefined && typeof rule !== 'string') {
-      throw new GATEHOUSE_CORE_INVALID_AUTH_RULE(shown(rule), where, 'a rule must be a string')
-    }
-    if (fresh !== undefined) {
-      const problem = freshProblem(fresh)
-      if (problem !== undefined) throw new GATEHOUSE_CORE_INVALID_FRESH(shown(fresh), where, problem)
-    }
-    const existing = route.onRequest === undefined ? [] : Array.isArray(route.onRequest) ? route.onRequest : [route.onRequest]
-    // HEAD routes are copied from their GET route, hook included.
-    const copied = existing.find((hook) => enforcers.has(hook as onRequestHookHandler)) as onRequestHookHandler | undefined
-    if (copied !== undefined) {
-      markRuleCompiled(route, { rule: rule !== undefined, fresh: fresh !== undefined && freshEnforcers.has(copied) })
+function compile (rule: string, where: string): AuthRule {
+  try {
+    return compileAuthRule(rule)
+  } catch (err) {
+    if (!(err instanceof AuthRuleSyntaxError)) throw err
+    throw new GATEHOUSE_CORE_INVALID_AUTH_RULE(JSON.stringify(rule), where, err.message)
+  }
+}
+
+/** The hook that enforces a rule (when `allows` is given) and then a freshness (when `maxAge` is); `refusal` says how an anonymous caller is refused. */
+function enforcer (allows: AuthRule | undefined, maxAge: number | undefined, refusal: Pick<RouteRecord, 'accepts' | 'challengeAnonymous'>): onRequestHookHandler {
+  return function enforceAuthRule (request, _reply, done) {
+    const refused = allows === undefined ? undefined : ruleRefusal(allows, refusal, request)
+    if (refused !== undefined) {
+      done(refused)
       return
     }
-    let allows: ReturnType<typeof compileAuthRule> | undefined
-    if (rule !== undefined) {
-      try {
-        allows = compileAuthRule(rule)
-      } catch (err) {
-        if (!(err instanceof AuthRuleSyntaxError)) throw err
-        throw new GATEHOUSE_CORE_INVALID_AUTH_RULE(JSON.stringify(rule), where, err.message)
-      }
+    if (maxAge !== undefined && !isFresh(request.scope?.auth ?? null, maxAge, Date.now())) {
+      done(new ReauthenticateError(maxAge))
+      return
     }
-    const maxAge = fresh as number | undefined
-    const enforceAuthRule: onRequestHookHandler = function enforceAuthRule (request, _reply, done) {
-      const refused = allows === undefined ? undefined : ruleRefusal(allows, request)
-      if (refused !== undefined) {
-        done(refused)
-        return
-      }
-      if (maxAge !== undefined && !isFresh(request.scope?.auth ?? null, maxAge, Date.now())) {
-        done(new ReauthenticateError(maxAge))
-        return
-      }
-      done()
-    }
-    enforcers.add(enforceAuthRule)
-    freshEnforcers.add(enforceAuthRule)
-    route.onRequest = [enforceAuthRule, ...existing] as RouteOptions['onRequest']
-    const marks = { ...(rule === undefined ? {} : { [kRuleEnforced]: true }), ...(fresh === undefined ? {} : { [kFreshEnforced]: true }) }
-    route.config = { ...(route.config as object | undefined), ...marks } as RouteOptions['config']
-    markRuleCompiled(route, { rule: rule !== undefined, fresh: fresh !== undefined })
-  })
+    done()
+  }
 }
 
 /**
- * Whether a route's config carries a compiled `authRule` or `fresh` (either
- * spelling): a route that needs a caller. `false` for an open route, and for
- * the 404 handler. For components that treat a failed optional credential
- * differently on open routes (auth's expired cookie token).
+ * The `onRoute` hook that makes each route's record once: its rule (its
+ * own, else its scope's default, D-RULES-13), its `fresh`, what the
+ * authentication component of its scope accepts, and the check, put first
+ * among the route's own `onRequest` hooks: Fastify runs those after every
+ * instance-level `onRequest` hook (auth, session), and before the body is
+ * parsed. The rule is checked first, so a caller who may never call the
+ * route gets 403, not an invitation to sign in (D-RULES-10).
+ * D-RULES-01: enforced by core, so a rule holds even with auth off (403).
  */
-export function routeNeedsCaller (config: unknown): boolean {
-  const c = config as { [kRuleEnforced]?: boolean, [kFreshEnforced]?: boolean } | undefined
-  return c?.[kRuleEnforced] === true || c?.[kFreshEnforced] === true
+function compileRouteRule (this: FastifyInstance, route: RouteOptions): void {
+  const where = `${String(route.method)} ${route.url}`
+  const own = routeOption(route, 'authRule', (both) => new GATEHOUSE_CORE_INVALID_AUTH_RULE(both, where, 'config.authRule and authRule disagree'))
+  const fallback = own === undefined ? scopeDefaultRule(this) : undefined
+  // D-RULES-13: the default is written into the route's config, so the route says what it enforces.
+  if (fallback !== undefined) route.config = { ...(route.config as object | undefined), authRule: fallback } as RouteOptions['config']
+  const rule = own ?? fallback
+  const fresh = routeOption(route, 'fresh', (both) => new GATEHOUSE_CORE_INVALID_FRESH(both, where, 'config.fresh and fresh disagree'))
+  const challenge = (route.config as Record<string, unknown> | undefined)?.challengeAnonymous
+  if (challenge !== undefined && (typeof challenge !== 'boolean' || rule === undefined)) {
+    throw new GATEHOUSE_CORE_INVALID_ROUTE_OPTION('config.challengeAnonymous', where, typeof challenge !== 'boolean' ? 'must be true or false' : 'needs an authRule on the route (it changes how the rule refuses anonymous callers)')
+  }
+  if (rule !== undefined && typeof rule !== 'string') throw new GATEHOUSE_CORE_INVALID_AUTH_RULE(shown(rule), where, 'a rule must be a string')
+  if (fresh !== undefined) {
+    const problem = freshProblem(fresh)
+    if (problem !== undefined) throw new GATEHOUSE_CORE_INVALID_FRESH(shown(fresh), where, problem)
+  }
+  const allows = rule === undefined ? undefined : compile(rule, where)
+  const maxAge = fresh as number | undefined
+  const accepts = declaredChallenges(this)
+  const refusal = { accepts, challengeAnonymous: typeof challenge === 'boolean' ? challenge : accepts?.challengeAnonymous === true }
+  const check = rule === undefined && maxAge === undefined ? undefined : enforcer(allows, maxAge, refusal)
+  const record: RouteRecord = Object.freeze({ rule, fromDefault: fallback !== undefined, fresh: maxAge, check, ...refusal })
+  // A route's options copied from another route (the HEAD route of a GET,
+  // a reused options object) may carry that route's check: replaced, not doubled.
+  const copied = routeRecord(route.config)?.check
+  const existing = (route.onRequest === undefined ? [] : Array.isArray(route.onRequest) ? route.onRequest : [route.onRequest])
+    .filter((hook) => copied === undefined || hook !== copied)
+  if (check !== undefined) route.onRequest = [check, ...existing] as RouteOptions['onRequest']
+  else if (copied !== undefined) route.onRequest = existing as RouteOptions['onRequest']
+  route.config = withRouteRecord(route, record)
+}
+
+const routeRulesPlugin: FastifyPluginCallback = function routeRules (app, _opts, done) {
+  startRouteTable(app, 'the Gatehouse chain')
+  app.addHook('onRoute', compileRouteRule)
+  done()
+}
+
+/** The route-rules plugin: `app.register(routeRules)` alone is {@link ensureRouteRules} without its once-per-tree guard. */
+const plugin = fp(routeRulesPlugin, { name: '@fastify-gatehouse/route-rules', fastify: '5.x' })
+
+/**
+ * Makes sure route rules are enforced on the routes declared on `app` from
+ * now on, once per instance tree: registers the route-rules plugin, which
+ * compiles each route's `authRule`, `fresh` and `challengeAnonymous` (either
+ * spelling) into one record, enforces it with a route-level `onRequest`
+ * hook, and checks at `ready()` that no route carries a rule that record
+ * does not enforce (declared before the plugin, outside its instance tree,
+ * or set after its `onRoute` hook ran: `GATEHOUSE_CORE_UNENFORCED_AUTH_RULE`
+ * or `GATEHOUSE_CORE_ROUTES_BEFORE_CHAIN`, naming the routes). After
+ * `ready()`, `routeRules(app)` lists every route with its rule.
+ * `middlewareChain` and every component call it, after `ensureScope`.
+ * D-RULES-15.
+ */
+export async function ensureRouteRules (app: AnyFastifyInstance): Promise<void> {
+  const instance = app as FastifyInstance
+  if (instance.hasPlugin('@fastify-gatehouse/route-rules')) return
+  await instance.register(plugin)
 }
