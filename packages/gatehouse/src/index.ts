@@ -7,11 +7,11 @@
 
 export {
   Avatar, HttpError, Redirect, safeNextPath, parseTags, compileAuthRule, setDefaultAuthRule, defineComponent,
-  ORDER, formatChallenge, redactText, serverLimitDefaults, isFresh, ReauthenticateError
+  ORDER, formatChallenge, redactText, serverLimitDefaults, isFresh, ReauthenticateError, routeRules
 } from '@fastify-gatehouse/core'
 export type {
   AvatarInit, Recipe, ComponentSetting, GatehouseConfig, RequestScope, Component, ComponentDefinition, ComponentList,
-  ChainEntry, LoadRecipeOptions, AuthRule, ServerLimits
+  ChainEntry, LoadRecipeOptions, AuthRule, ServerLimits, RouteRuleEntry
 } from '@fastify-gatehouse/core'
 export { allComponents, middlewareChain, loadRecipe, recipeFromConfig } from './chain.js'
 export type { ChainOptions } from './chain.js'

@@ -57,3 +57,19 @@ test('the umbrella\'s loadRecipe and recipeFromConfig know every component', asy
   const dir = t.testdir({ 'gatehouse.yaml': 'middleware:\n  cors:\n    allow_origins: https://a.example\n' })
   t.same(await gatehouse.loadRecipe(`${dir}/gatehouse.yaml`), { middleware: { cors: { allowOrigins: 'https://a.example' } } })
 })
+
+test('the route inventory comes from the umbrella: every route with its rule after ready()', async (t) => {
+  const app = Fastify()
+  t.teardown(() => app.close())
+  await gatehouse.middlewareChain(app, { middleware: {} })
+  app.get('/open', async () => 'ok')
+  app.get('/admin', { config: { authRule: 'admin' } }, async () => 'ok')
+  t.equal(gatehouse.routeRules(app), undefined, 'nothing before ready()')
+  await app.ready()
+  const entries: gatehouse.RouteRuleEntry[] = gatehouse.routeRules(app) ?? []
+  t.same(entries.filter((e) => e.method === 'GET').map((e) => [e.url, e.rule]), [['/open', 'public'], ['/admin', 'admin']])
+  // No auth component: nothing to challenge with, so an anonymous caller is forbidden.
+  const refused = await app.inject('/admin')
+  t.equal(refused.statusCode, 403, 'the inventory says what the route enforces')
+  t.equal(refused.json().code, 'GATEHOUSE_CORE_FORBIDDEN')
+})
