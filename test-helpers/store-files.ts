@@ -1,6 +1,6 @@
 // Reads and writes Gatehouse's store files (users.json, keys.json) the way
 // a person or a script would, without the stores: an independent reading
-// of the format (packages/auth/src/stores/journal-format.ts, D-AUTH-23).
+// of the format (packages/files/src/stores/journal-format.ts, D-AUTH-23).
 import { randomBytes } from 'node:crypto'
 import { readFileSync, writeFileSync } from 'node:fs'
 

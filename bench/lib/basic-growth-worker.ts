@@ -8,7 +8,8 @@
 import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { setImmediate as turn } from 'node:timers/promises'
-import { AuthCore, FileUserStore, hashPassword, MemoryUserStore, parsePasswordHash, verifyPassword, type UserStore } from '@fastify-gatehouse/auth'
+import { AuthCore, hashPassword, MemoryUserStore, parsePasswordHash, verifyPassword, type UserStore } from '@fastify-gatehouse/auth'
+import { FileUserStore } from '@fastify-gatehouse/files'
 import { PostgresUserStore } from '@fastify-gatehouse/postgres'
 // Not exported: the verified-credential cache itself, measured alone beside AuthCore's use of it.
 import { BoundedCache } from '../../packages/auth/src/bounded-cache.js'

@@ -2,7 +2,7 @@
 // opens the store through its public API (as the CLI or another server
 // would), says 'ready', and on 'go' makes ONE change and says 'done'.
 //   fork: growth-change.ts keys <path> <keyId> | users <path> <identity>
-import { FileApiKeyStore, FileUserStore } from '@fastify-gatehouse/auth'
+import { FileApiKeyStore, FileUserStore } from '@fastify-gatehouse/files'
 import { CHEAP_SCRYPT } from './growth-seed.js'
 
 const [kind, path, target] = process.argv.slice(2)

@@ -4,7 +4,8 @@
 // Everything goes through the stores' public APIs.
 import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
-import { FileApiKeyStore, FileUserStore, MemoryApiKeyStore, MemoryUserStore, parsePasswordHash, verifyPassword, type ApiKeyRecord, type ApiKeyStore, type UserStore } from '@fastify-gatehouse/auth'
+import { MemoryApiKeyStore, MemoryUserStore, parsePasswordHash, verifyPassword, type ApiKeyRecord, type ApiKeyStore, type UserStore } from '@fastify-gatehouse/auth'
+import { FileApiKeyStore, FileUserStore } from '@fastify-gatehouse/files'
 import { PostgresApiKeyStore, PostgresUserStore } from '@fastify-gatehouse/postgres'
 import { median, type Budget } from './growth-measure.js'
 import { CHEAP_SCRYPT, identityOf, keyOf, PASSWORD, seedKeyFile, seedUserFile } from './growth-seed.js'

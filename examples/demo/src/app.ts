@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto'
 import { join } from 'node:path'
 import type { FastifyBaseLogger, FastifyRequest } from 'fastify'
 import { HttpError } from '@fastify-gatehouse/core'
-import { FileApiKeyStore, FileUserStore, type ApiKeyStore, type UserStore } from '@fastify-gatehouse/auth'
+import { type ApiKeyStore, type UserStore } from '@fastify-gatehouse/auth'
+import { FileApiKeyStore, FileUserStore } from '@fastify-gatehouse/files'
 import { AppServer, RoutedApplication, route, type OidcProviderOptions } from '@fastify-gatehouse/server'
 
 /** The demo's own routes. */

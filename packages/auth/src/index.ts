@@ -1,6 +1,19 @@
 import { defineComponent, ORDER } from '@fastify-gatehouse/core'
 import { authHook } from './plugin.js'
 import { authOptionsSchema, type AuthOptions } from './options.js'
+import type { ApiKeyStore } from './api-key.js'
+import type { LockoutStore } from './lockout/lockout-store.js'
+import type { UserStore } from './user-store.js'
+
+// The store roles whose interfaces auth declares, for the store drivers
+// (core's StoreDriver; D-STORES-04).
+declare module '@fastify-gatehouse/core' {
+  interface StoreRoles {
+    users: UserStore
+    apiKeys: ApiKeyStore
+    lockout: LockoutStore
+  }
+}
 
 /**
  * The auth component (order 400, off by default): resolves the caller from
@@ -43,9 +56,6 @@ export type { ApiKeyRecord, ApiKeyStore, IssueApiKey } from './api-key.js'
 export type { MaybePromise } from '@fastify-gatehouse/core'
 export type { NewUser, UserRecord, UserStanding, UserStore, VerifiedUser } from './user-store.js'
 export { MemoryApiKeyStore } from './stores/memory-api-key-store.js'
-export { FileApiKeyStore } from './stores/file-api-key-store.js'
-export type { FileApiKeyStoreOptions } from './stores/file-api-key-store.js'
-export type { StoreLimitOptions } from './stores/store-limits.js'
 export { MemoryLockoutStore } from './lockout/memory-lockout-store.js'
 export type { MemoryLockoutStoreOptions } from './lockout/memory-lockout-store.js'
 export { addressKey, lockoutAddress } from './lockout/address-key.js'
@@ -54,15 +64,16 @@ export { afterClaim, afterFailure, afterRefund, boundedPolicy, CLAIM_TTL_MS, LOC
 export type { ClaimOutcome, LockoutPolicy, LockoutState } from './lockout/lockout-policy.js'
 export type { LockoutStore } from './lockout/lockout-store.js'
 export { MemoryUserStore } from './stores/memory-user-store.js'
+export { UserStoreBase } from './stores/user-store-base.js'
 export type { UserStoreOptions } from './stores/user-store-base.js'
 export type { ConfiguredUser } from './stores/configured-user.js'
-export { FileUserStore } from './stores/file-user-store.js'
-export { checkIdentity, checkPassword, checkTags, newUser, publicUser, standingOf, verifyStored } from './stores/user-table.js'
+export { checkIdentity, checkPassword, checkTags, newUser, publicUser, standingOf, userKind, verifyStored } from './stores/user-table.js'
 export type { StoredUser } from './stores/user-table.js'
-export { newApiKey, publicRecord } from './stores/api-key-table.js'
+export { ApiKeyTable, apiKeyKind, newApiKey, publicRecord } from './stores/api-key-table.js'
 export type { StoredApiKey } from './stores/api-key-table.js'
-export type { FileUserStoreOptions } from './stores/file-user-store.js'
-export { readStoredApiKeys, readStoredUsers } from './stores/stored-records.js'
+// For the stores that keep their records in these tables (the file stores of @fastify-gatehouse/files).
+export type { RecordKind, StoreName, Table } from './stores/record-kind.js'
+export { scryptParamsSchema } from './scrypt-schema.js'
 export { DEFAULT_SCRYPT, hashPassword, parsePasswordHash, verifyAgainstDummy, verifyPassword } from './password.js'
 export type { PasswordHash, ScryptParams } from './password.js'
 export { isCommonPassword, passwordPolicyDefaults, passwordPolicySchema, passwordProblem, resolvePasswordPolicy } from './password-policy.js'
@@ -90,5 +101,6 @@ export {
   REVOCATION_UNAVAILABLE,
   STORE_FULL,
   STORE_UNAVAILABLE,
+  storeFull,
   UNSUPPORTED_SCHEME
 } from './errors.js'

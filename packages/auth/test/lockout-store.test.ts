@@ -1,6 +1,6 @@
 import { test } from 'tap'
 import { MemoryLockoutStore, lockSeconds } from '@fastify-gatehouse/auth'
-import { lockoutStoreConformance } from './helpers/lockout-store-conformance.js'
+import { lockoutStoreConformance } from '../../../test-helpers/conformance/lockout.js'
 
 const policy = { maxAttempts: 5, backoff: 30, resetAfter: 3600 }
 

@@ -3,3 +3,4 @@
 export { allComponents } from './all-components.js'
 export { middlewareChain, loadRecipe, recipeFromConfig } from './chain.js'
 export type { ChainOptions } from './chain.js'
+export { memoryDriver, memoryStoreSchema } from './memory-driver.js'

@@ -41,6 +41,8 @@ export type { SecretSources } from './config-secrets.js'
 export { pickServerLimits, resolveServerLimits, serverLimitDefaults, serverLimitsSchema } from './server-limits.js'
 export type { ResolvedServerLimits, ServerLimits } from './server-limits.js'
 export { validateOptions } from './validate.js'
+export { defineStoreDriver, openStore, storeRoles } from './store-driver.js'
+export type { OpenedStore, StoreDriver, StoreOpener, StoreOpeners, StoreRole, StoreRoles } from './store-driver.js'
 export { extendOptions } from './validated-options.js'
 export {
   addVary,

@@ -26,7 +26,7 @@ export type { CorsOptions, CorsRouteOptions, OriginFunction } from '@fastify-gat
 export { csrfPlugin } from '@fastify-gatehouse/csrf'
 export type { CsrfOptions } from '@fastify-gatehouse/csrf'
 export {
-  authPlugin, AuthCore, FileApiKeyStore, MemoryApiKeyStore, FileUserStore, MemoryUserStore, hashPassword, verifyPassword,
+  authPlugin, AuthCore, MemoryApiKeyStore, MemoryUserStore, hashPassword, verifyPassword,
   passwordProblem, resolvePasswordPolicy, passwordPolicyDefaults, isCommonPassword
 } from '@fastify-gatehouse/auth'
 export type {
@@ -34,6 +34,7 @@ export type {
   BasicOption, BasicValidate, BearerAuth, BearerOption, BearerCase, CallbackAnswer, BasicLockoutOptions, JwtAlgorithm, JwtKey, JwtKeyResolver,
   JwtRevocationCheck, ClaimPattern, ClaimPatterns
 } from '@fastify-gatehouse/auth'
+export { FileApiKeyStore, FileUserStore } from '@fastify-gatehouse/files'
 export { sessionPlugin, Session, MemorySessionStore, sessionHandle, lastSeenAt, userAgentLabel } from '@fastify-gatehouse/session'
 export type { SessionOptions, SessionStore, SessionRecord, SessionEntry, SessionClient } from '@fastify-gatehouse/session'
 export { cachePlugin } from '@fastify-gatehouse/cache'

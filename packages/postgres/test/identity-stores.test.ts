@@ -1,7 +1,8 @@
 import t from 'tap'
 import pg from 'pg'
 import { PostgresApiKeyStore, PostgresUserStore } from '../src/index.js'
-import { apiKeyStoreConformance, userStoreConformance } from '../../auth/test/helpers/conformance.js'
+import { apiKeyStoreConformance } from '../../../test-helpers/conformance/api-keys.js'
+import { userStoreConformance } from '../../../test-helpers/conformance/users.js'
 import { FAST_SCRYPT, ownDatabase } from './helpers/identity.js'
 import { needPostgres } from './helpers/postgres.js'
 

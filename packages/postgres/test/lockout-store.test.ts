@@ -1,7 +1,7 @@
 import { test } from 'tap'
 import { CLAIM_TTL_MS, MemoryLockoutStore, type LockoutPolicy, type LockoutStore } from '@fastify-gatehouse/auth'
 import { PostgresLockoutStore } from '../src/index.js'
-import { lockoutStoreConformance } from '../../auth/test/helpers/lockout-store-conformance.js'
+import { lockoutStoreConformance } from '../../../test-helpers/conformance/lockout.js'
 import { waitUntil } from '../../../test-helpers/wait.js'
 import { needPostgres } from './helpers/postgres.js'
 import { migratedDatabase, PATIENT, recordingPool, testPool } from './helpers/stores.js'

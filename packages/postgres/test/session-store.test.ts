@@ -1,7 +1,7 @@
 import { test } from 'tap'
 import type { SessionRecord } from '@fastify-gatehouse/session'
 import { PostgresSessionStore, sweepDefaults } from '../src/index.js'
-import { sessionStoreConformance } from '../../session/test/helpers/session-store-conformance.js'
+import { sessionStoreConformance } from '../../../test-helpers/conformance/sessions.js'
 import { fakeClock } from '../../../test-helpers/clock.js'
 import { waitUntil } from '../../../test-helpers/wait.js'
 import { needPostgres } from './helpers/postgres.js'

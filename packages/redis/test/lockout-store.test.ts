@@ -2,7 +2,7 @@ import { test } from 'tap'
 import { Redis } from 'ioredis'
 import { CLAIM_TTL_MS } from '@fastify-gatehouse/auth'
 import { RedisLockoutStore, LOCKOUT_PREFIX } from '@fastify-gatehouse/redis'
-import { lockoutStoreConformance } from '../../auth/test/helpers/lockout-store-conformance.js'
+import { lockoutStoreConformance } from '../../../test-helpers/conformance/lockout.js'
 import { cleanPrefix, needRedis, PATIENT_TIMEOUTS, REDIS_URL, testPrefix } from './helpers/redis.js'
 
 const redis = await needRedis()

@@ -1,7 +1,7 @@
 import { test } from 'tap'
 import { Redis } from 'ioredis'
 import { RedisSessionStore, SESSION_PREFIX } from '@fastify-gatehouse/redis'
-import { sessionStoreConformance } from '../../session/test/helpers/session-store-conformance.js'
+import { sessionStoreConformance } from '../../../test-helpers/conformance/sessions.js'
 import { cleanPrefix, needRedis, PATIENT_TIMEOUTS, REDIS_URL, testPrefix } from './helpers/redis.js'
 import { untilPast } from '../../../test-helpers/wait.js'
 

@@ -3,7 +3,7 @@
 // store's error quoting the password put it on the terminal (and in any CI
 // log of it). Now one line of safe facts, exit 1. D-SERVER-57.
 import { test } from 'tap'
-import { FileUserStore } from '@fastify-gatehouse/auth'
+import { FileUserStore } from '@fastify-gatehouse/files'
 import { gatehouse } from './helpers/cli.js'
 
 const PASSWORD = 'Qx"7 wörd/+&=%-cli-91'

@@ -7,7 +7,8 @@ import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import Fastify from 'fastify'
-import { authPlugin, FileApiKeyStore } from '@fastify-gatehouse/auth'
+import { authPlugin } from '@fastify-gatehouse/auth'
+import { FileApiKeyStore } from '@fastify-gatehouse/files'
 import { HANG_CEILING_MS, waitUntil } from '../../../test-helpers/wait.js'
 
 const FIXTURE = fileURLToPath(new URL('./fixtures/gatehouse.ts', import.meta.url))

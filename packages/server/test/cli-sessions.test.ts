@@ -4,7 +4,7 @@
 // D-CLI-16.
 import { test, type Test } from 'tap'
 import { join } from 'node:path'
-import { FileUserStore } from '@fastify-gatehouse/auth'
+import { FileUserStore } from '@fastify-gatehouse/files'
 import { migrate, PostgresSessionStore } from '@fastify-gatehouse/postgres'
 import { RedisSessionStore } from '@fastify-gatehouse/redis'
 import type { SessionStore } from '@fastify-gatehouse/session'

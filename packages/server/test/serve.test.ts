@@ -3,7 +3,7 @@ import { once } from 'node:events'
 import { spawn } from 'node:child_process'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { FileUserStore } from '@fastify-gatehouse/auth'
+import { FileUserStore } from '@fastify-gatehouse/files'
 import { collect, stopChild, waitForOutput } from '../../../test-helpers/child.js'
 
 // Bad input to serve is tested in this process: serve-bad-input.test.ts.

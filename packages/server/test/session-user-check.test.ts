@@ -1,6 +1,7 @@
 import { test } from 'tap'
 import { join } from 'node:path'
-import { FileUserStore, MemoryUserStore, type UserStore } from '@fastify-gatehouse/auth'
+import { MemoryUserStore, type UserStore } from '@fastify-gatehouse/auth'
+import { FileUserStore } from '@fastify-gatehouse/files'
 import { MemorySessionStore, type SessionRecord } from '@fastify-gatehouse/session'
 import { AppServer } from '@fastify-gatehouse/server'
 import { userSessionCheck, withUserCheck } from '../src/app-server/session-user-check.js'

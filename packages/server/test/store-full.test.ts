@@ -4,7 +4,7 @@
 import { test } from 'tap'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { FileApiKeyStore, FileUserStore } from '@fastify-gatehouse/auth'
+import { FileApiKeyStore, FileUserStore } from '@fastify-gatehouse/files'
 import { AppServer } from '@fastify-gatehouse/server'
 import { gatehouse } from './helpers/cli.js'
 import { writeStoreFile } from '../../../test-helpers/store-files.js'

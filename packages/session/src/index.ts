@@ -9,6 +9,10 @@ declare module '@fastify-gatehouse/core' {
     /** The request's session (lazy); undefined when the session component is off. */
     session?: Session
   }
+  // The store role whose interface session declares (D-STORES-04).
+  interface StoreRoles {
+    sessions: SessionStore
+  }
 }
 
 declare module 'fastify' {

@@ -1,7 +1,7 @@
 import { test } from 'tap'
 import { LruMap } from '@fastify-gatehouse/core'
 import { MemorySessionStore, memorySessionStoreDefaults, type SessionRecord } from '@fastify-gatehouse/session'
-import { sessionStoreConformance } from './helpers/session-store-conformance.js'
+import { sessionStoreConformance } from '../../../test-helpers/conformance/sessions.js'
 import { fakeClock } from '../../../test-helpers/clock.js'
 
 const rec = (identity: string | null, expiresAt = Date.now() + 60_000, version = 1): SessionRecord =>

@@ -3,7 +3,7 @@ import { hasControlCharacter, sha256 } from '@fastify-gatehouse/core'
 import { API_KEY_ID_PATTERN, generateApiKey, parseApiKey, type ApiKeyRecord, type IssueApiKey } from '../api-key.js'
 import { constantTimeEqual } from '../digest.js'
 import { GATEHOUSE_AUTH_STORE_INPUT } from '../errors.js'
-import type { RecordKind, Table } from './journal-format.js'
+import type { RecordKind, Table } from './record-kind.js'
 import { recordCheck } from './record-check.js'
 import { checkTags } from './user-table.js'
 

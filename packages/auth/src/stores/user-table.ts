@@ -3,7 +3,7 @@ import { hasControlCharacter, invalidTag, invalidTagMessage, parseTags, sha256 }
 import { GATEHOUSE_AUTH_STORE_INPUT } from '../errors.js'
 import { DEFAULT_SCRYPT, hashPassword, parsePasswordHash, verifyAgainstDummy, verifyPassword, type ScryptParams } from '../password.js'
 import { recordCheck } from './record-check.js'
-import type { RecordKind } from './journal-format.js'
+import type { RecordKind } from './record-kind.js'
 import type { NewUser, UserRecord, UserStanding, VerifiedUser } from '../user-store.js'
 
 /** A user as stored. */

@@ -1,5 +1,5 @@
 import { resolve } from 'node:path'
-import { readStoredApiKeys, readStoredUsers } from '@fastify-gatehouse/auth'
+import { readStoredApiKeys, readStoredUsers } from '@fastify-gatehouse/files'
 import { GATEHOUSE_SERVER_NO_STORE } from '../errors.js'
 import { noArguments, parseCommand } from './arguments.js'
 import { DATABASE_ENV } from './database-flag.js'

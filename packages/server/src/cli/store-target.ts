@@ -1,4 +1,5 @@
-import { FileApiKeyStore, FileUserStore, passwordPolicyDefaults, type ApiKeyStore, type ResolvedPasswordPolicy, type UserStore } from '@fastify-gatehouse/auth'
+import { passwordPolicyDefaults, type ApiKeyStore, type ResolvedPasswordPolicy, type UserStore } from '@fastify-gatehouse/auth'
+import { FileApiKeyStore, FileUserStore } from '@fastify-gatehouse/files'
 import { GATEHOUSE_SERVER_INVALID_OPTIONS } from '../errors.js'
 import { readConfig } from './config-file.js'
 import { databaseUrl, DATABASE_ENV } from './database-flag.js'

@@ -1,7 +1,7 @@
 import type { Test } from 'tap'
 import { PassThrough } from 'node:stream'
 import { join } from 'node:path'
-import { FileUserStore } from '@fastify-gatehouse/auth'
+import { FileUserStore } from '@fastify-gatehouse/files'
 import type { SessionStore } from '@fastify-gatehouse/session'
 import { runCli } from '@fastify-gatehouse/server'
 import { eventually as shared, HANG_CEILING_MS, hangSignal } from '../../../../test-helpers/wait.js'

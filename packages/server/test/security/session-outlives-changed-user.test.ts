@@ -2,7 +2,7 @@
 // left their sessions fully authorised. One instance, sessions in memory,
 // users in a users.json that the CLI and other stores change too.
 import { test, type Test } from 'tap'
-import { FileUserStore } from '@fastify-gatehouse/auth'
+import { FileUserStore } from '@fastify-gatehouse/files'
 import { MemorySessionStore } from '@fastify-gatehouse/session'
 import { get, login } from '../helpers/redis-servers.js'
 import { admin, ADMIN_CHANGES, ADMIN_PASSWORD, cli, raceChange, eventually, FAST, fileInstance, signIn, usersFile } from '../helpers/user-changes.js'

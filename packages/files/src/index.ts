@@ -1,0 +1,7 @@
+export { FileUserStore } from './stores/file-user-store.js'
+export type { FileUserStoreOptions } from './stores/file-user-store.js'
+export { FileApiKeyStore } from './stores/file-api-key-store.js'
+export type { FileApiKeyStoreOptions } from './stores/file-api-key-store.js'
+export type { StoreLimitOptions } from './stores/store-limits.js'
+export { readStoredApiKeys, readStoredUsers } from './stores/stored-records.js'
+export { filesDriver, filesStoreSchema, STORE_FILES } from './files-driver.js'
