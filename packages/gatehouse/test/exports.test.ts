@@ -66,7 +66,7 @@ test('the route inventory comes from the umbrella: every route with its rule aft
   app.get('/admin', { config: { authRule: 'admin' } }, async () => 'ok')
   t.equal(gatehouse.routeRules(app), undefined, 'nothing before ready()')
   await app.ready()
-  const entries: gatehouse.RouteRuleEntry[] = gatehouse.routeRules(app) ?? []
+  const entries: readonly gatehouse.RouteRuleEntry[] = gatehouse.routeRules(app) ?? []
   t.same(entries.filter((e) => e.method === 'GET').map((e) => [e.url, e.rule]), [['/open', 'public'], ['/admin', 'admin']])
   // No auth component: nothing to challenge with, so an anonymous caller is forbidden.
   const refused = await app.inject('/admin')
