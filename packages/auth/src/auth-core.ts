@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify'
-import { Avatar, formatChallenge, HttpError, isThenable, shownScheme, signInWith } from '@fastify-gatehouse/core'
+import { Avatar, formatChallenge, isThenable, shownScheme, signInWith, type CodedError } from '@fastify-gatehouse/core'
 import { parseApiKey, type ApiKeyRecord, type ApiKeyStore } from './api-key.js'
 import { MAX_AUTHORIZATION_LENGTH, parseAuthorization } from './authorization-header.js'
 import type { BasicCredentialBackend, Outcome } from './basic.js'
@@ -9,7 +9,7 @@ import { bearerSource, TokenFunction } from './bearer-function.js'
 import { BearerScheme } from './bearer-scheme.js'
 import { BoundedCache } from './bounded-cache.js'
 import { RepeatFilter } from './repeat-filter.js'
-import { BAD_HEADER, INVALID_CREDENTIALS, INVALID_REQUEST, INVALID_TOKEN, KEYS_UNAVAILABLE, refusal, REVOCATION_UNAVAILABLE, UNSUPPORTED_SCHEME, unauthorized } from './errors.js'
+import { BAD_HEADER, GATEHOUSE_AUTH_KEYS_UNAVAILABLE, GATEHOUSE_AUTH_REVOCATION_UNAVAILABLE, INVALID_CREDENTIALS, INVALID_REQUEST, INVALID_TOKEN, refusal, REVOCATION_UNAVAILABLE, UNSUPPORTED_SCHEME, unauthorized } from './errors.js'
 import { decodeJws, type DecodedJws } from './jws.js'
 import { JwtVerifier, type JwtFailure, type VerifiedJwt } from './jwt.js'
 import { resolveAuthOptions, type AuthOptions, type ResolvedAuthOptions } from './options.js'
@@ -60,7 +60,7 @@ export class AuthCore {
   /** One challenge per accepted scheme (the `WWW-Authenticate` of a 401 for an anonymous caller); empty when nothing is configured. */
   readonly challenges: readonly string[]
   // Refusals of a token that was valid once (exp, maxAge): authenticateJwt may take them as no token.
-  readonly #expiredRefusals = new WeakSet<HttpError>()
+  readonly #expiredRefusals = new WeakSet<object>()
   readonly #challenges401 = new BoundedCache<string>(64)
 
   private constructor (options: ResolvedAuthOptions, verifiers: readonly JwtVerifier[], now: () => number) {
@@ -121,15 +121,15 @@ export class AuthCore {
     return challenge
   }
 
-  #invalidToken (detail: string): HttpError {
+  #invalidToken (detail: string): CodedError {
     return unauthorized(INVALID_TOKEN, detail, this.#bearerChallenge('invalid_token', detail))
   }
 
   // RFC 6750 §3.1: a malformed request is `invalid_request`, which SHOULD be
   // a 400: the client is broken, asking it to authenticate again would not help (D-AUTH-22).
-  #invalidRequest (reason: string): HttpError {
+  #invalidRequest (reason: string): CodedError {
     const detail = `Malformed bearer request: ${reason}`
-    return refusal(400, detail, { code: INVALID_REQUEST, headers: { 'www-authenticate': this.#bearerChallenge('invalid_request', detail) } })
+    return refusal(INVALID_REQUEST, detail, { 'www-authenticate': this.#bearerChallenge('invalid_request', detail) })
   }
 
   /**
@@ -172,7 +172,7 @@ export class AuthCore {
   }
 
   // D-AUTH-74: names the scheme as sent and the ones accepted, as the challenges do.
-  #unsupportedScheme (header: string): HttpError {
+  #unsupportedScheme (header: string): CodedError {
     // D-AUTH-79: a value without a space is a bare credential, never named.
     const sent = shownScheme(header)
     const scheme = sent === undefined ? 'This scheme' : `The ${sent} scheme`
@@ -298,7 +298,7 @@ export class AuthCore {
   }
 
   #anonymousIfExpired (err: unknown): null {
-    if (err instanceof HttpError && this.#expiredRefusals.has(err)) return null
+    if (err !== null && typeof err === 'object' && this.#expiredRefusals.has(err)) return null
     throw err
   }
 
@@ -317,9 +317,7 @@ export class AuthCore {
 }
 
 // A 503 for a failure that is not the caller's: the key set, the key resolver, the revocation check.
-function unavailable (failure: JwtFailure): HttpError {
-  const message = failure.code === REVOCATION_UNAVAILABLE
-    ? 'Cannot verify the token now: the revocation check failed'
-    : 'Cannot verify the token now: the signing keys are unavailable'
-  return new HttpError(503, message, { code: failure.code ?? KEYS_UNAVAILABLE, headers: { 'retry-after': '30' }, cause: failure.cause })
+function unavailable (failure: JwtFailure): CodedError {
+  const Unavailable = failure.code === REVOCATION_UNAVAILABLE ? GATEHOUSE_AUTH_REVOCATION_UNAVAILABLE : GATEHOUSE_AUTH_KEYS_UNAVAILABLE
+  return new Unavailable({ cause: failure.cause })
 }

@@ -1,5 +1,5 @@
-import type { Avatar, HttpError } from '@fastify-gatehouse/core'
-import { BUSY, GATEHOUSE_AUTH_INVALID_CONFIG, LOCKED, lockoutUnavailable, refusal } from './errors.js'
+import type { Avatar, CodedError } from '@fastify-gatehouse/core'
+import { GATEHOUSE_AUTH_BUSY, GATEHOUSE_AUTH_INVALID_CONFIG, lockedOut, lockoutUnavailable } from './errors.js'
 import { LOCKOUT_LIMITS, type LockoutPolicy } from './lockout/lockout-policy.js'
 import type { LockoutStore } from './lockout/lockout-store.js'
 import { MemoryLockoutStore } from './lockout/memory-lockout-store.js'
@@ -55,12 +55,12 @@ export function resolveLockout (options: BasicLockoutOptions | undefined): Locko
   }
 }
 
-function busy (): HttpError {
-  return refusal(503, 'Too many sign-ins are being checked at once; try again shortly', { code: BUSY, headers: { 'retry-after': '1' } })
+function busy (): CodedError {
+  return new GATEHOUSE_AUTH_BUSY()
 }
 
-function locked (retryAfter: number): HttpError {
-  return refusal(429, `Too many failed sign-ins; try again in ${retryAfter} s`, { code: LOCKED, headers: { 'retry-after': String(retryAfter) } })
+function locked (retryAfter: number): CodedError {
+  return lockedOut(retryAfter)
 }
 
 // A settling call whose failure (thrown or rejected) must not hide the outcome being reported.
@@ -77,7 +77,7 @@ const LOCKOUT_FAILURE = Object.freeze({ other: lockoutUnavailable })
 /**
  * A call of the lockout store, within `ms`: a hang is a 503
  * `GATEHOUSE_AUTH_CALLBACK_TIMEOUT`, a throw (other than the store's own
- * `HttpError`, e.g. Redis's coded 503) a 503
+ * coded error it means to be answered, e.g. Redis's 503) a 503
  * `GATEHOUSE_AUTH_LOCKOUT_UNAVAILABLE`: an attempt that cannot be counted
  * is refused, before the password check as after it (D-LOCKOUT-08).
  */

@@ -71,7 +71,7 @@ export async function hashPassword (password: string, params: ScryptParams = DEF
 export async function hashPasswordWithSalt (password: string, params: ScryptParams, salt: Buffer): Promise<string> {
   if (typeof password !== 'string' || password === '') throw new GATEHOUSE_AUTH_INVALID_CONFIG('password', 'must be a non-empty string')
   checkParams(params)
-  if (salt.length !== SALT_LENGTH) throw new TypeError(`a salt is ${SALT_LENGTH} bytes`)
+  if (salt.length !== SALT_LENGTH) throw new GATEHOUSE_AUTH_INVALID_CONFIG('salt', `must be ${SALT_LENGTH} bytes`)
   const key = await scrypt(password, salt, KEY_LENGTH, options(params))
   return `scrypt$${params.N},${params.r},${params.p}$${salt.toString('base64url')}$${key.toString('base64url')}`
 }

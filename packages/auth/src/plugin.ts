@@ -4,7 +4,7 @@ import { announceAccepted } from './anonymous-challenge.js'
 import { AuthCore } from './auth-core.js'
 import { cookieToken } from './jwt-cookie.js'
 import { repeatsAuthorization } from './duplicate-authorization.js'
-import { DUPLICATE_AUTHORIZATION, refusal } from './errors.js'
+import { GATEHOUSE_AUTH_DUPLICATE_AUTHORIZATION } from './errors.js'
 import { KNOWN_SECTIONS, type AuthOptions } from './options.js'
 
 /**
@@ -41,7 +41,7 @@ export const authHook: FastifyPluginAsync<AuthOptions> = async function auth (ap
       return
     }
     if (repeatsAuthorization(request.raw.rawHeaders)) {
-      done(refusal(400, 'Send one Authorization header, not several', { code: DUPLICATE_AUTHORIZATION }))
+      done(new GATEHOUSE_AUTH_DUPLICATE_AUTHORIZATION())
       return
     }
     let caller: Avatar | Promise<Avatar>

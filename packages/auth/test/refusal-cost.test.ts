@@ -48,7 +48,7 @@ test('refusals carry no stack trace (capturing one was most of their cost), and 
     if (Array.isArray(authorization)) continue
     const err = await (async () => core.authenticate(authorization))().then(() => undefined, (e: unknown) => e as Error)
     t.ok(err instanceof Error, what)
-    t.equal(err!.stack, `HttpError: ${err!.message}`, `${what}: name and message, no frames`)
+    t.equal(err!.stack, `FastifyError: ${err!.message}`, `${what}: name and message, no frames`)
   }
   t.equal(Error.stackTraceLimit, limit)
   t.match(new Error('elsewhere').stack, /\n\s+at /, 'other errors still capture their stack')

@@ -1,5 +1,5 @@
 import createError from '@fastify/error'
-import { HttpError } from '@fastify-gatehouse/core'
+import { createCodedError, type CodedError } from '@fastify-gatehouse/core'
 
 // Every code of this package; listed in docs/error-codes.md.
 
@@ -18,6 +18,16 @@ export const BODY_TOO_LARGE = 'GATEHOUSE_COMPRESSION_BODY_TOO_LARGE'
 /** A request body is not valid data of its Content-Encoding (400). */
 export const INVALID_BODY = 'GATEHOUSE_COMPRESSION_INVALID_BODY'
 
+/** 415 {@link UNSUPPORTED_ENCODING}: `new X(shownHeader, accepted)`, with `Accept-Encoding` given to each error. */
+export const GATEHOUSE_COMPRESSION_UNSUPPORTED_ENCODING = createCodedError<typeof UNSUPPORTED_ENCODING, [shown: string, accepted: string]>(
+  UNSUPPORTED_ENCODING, 'request Content-Encoding %s is not supported; send one of: %s', 415)
+/** 413 {@link BODY_TOO_LARGE}; the message names the limit. */
+export const GATEHOUSE_COMPRESSION_BODY_TOO_LARGE = createCodedError<typeof BODY_TOO_LARGE, [detail: string]>(
+  BODY_TOO_LARGE, 'request body %s', 413)
+/** 400 {@link INVALID_BODY}: `new X(coding)`. */
+export const GATEHOUSE_COMPRESSION_INVALID_BODY = createCodedError<typeof INVALID_BODY, [coding: string]>(
+  INVALID_BODY, 'request body is not valid %s data', 400)
+
 // Header values are the caller's: shown cut short, and only when printable.
 const SHOWN_LENGTH = 64
 const PRINTABLE = /^[\x20-\x7e]*$/
@@ -31,24 +41,21 @@ function shown (value: string): string {
  * 415 for a request body whose coding the route does not decode, with the
  * Accept-Encoding the route does (RFC 9110 §12.5.3).
  */
-export function unsupportedEncoding (header: string, accepted: string): HttpError {
-  return new HttpError(415, `request Content-Encoding ${shown(header)} is not supported; send one of: ${accepted}`, {
-    code: UNSUPPORTED_ENCODING,
-    headers: { 'accept-encoding': accepted }
-  })
+export function unsupportedEncoding (header: string, accepted: string): CodedError {
+  return new GATEHOUSE_COMPRESSION_UNSUPPORTED_ENCODING(shown(header), accepted, { headers: { 'accept-encoding': accepted } })
 }
 
 /** 413 for a request body that decodes to more than `limit` bytes. */
-export function bodyTooLarge (limit: number): HttpError {
-  return new HttpError(413, `request body decodes to more than ${limit} bytes`, { code: BODY_TOO_LARGE })
+export function bodyTooLarge (limit: number): CodedError {
+  return new GATEHOUSE_COMPRESSION_BODY_TOO_LARGE(`decodes to more than ${limit} bytes`)
 }
 
 /** 413 (the same code) for a request body whose encoded bytes pass `limit`, whatever they decode to. */
-export function encodedBodyTooLarge (limit: number): HttpError {
-  return new HttpError(413, `request body is larger than ${limit} bytes encoded`, { code: BODY_TOO_LARGE })
+export function encodedBodyTooLarge (limit: number): CodedError {
+  return new GATEHOUSE_COMPRESSION_BODY_TOO_LARGE(`is larger than ${limit} bytes encoded`)
 }
 
 /** 400 for a request body that is not valid `coding` data. */
-export function invalidBody (coding: string): HttpError {
-  return new HttpError(400, `request body is not valid ${coding} data`, { code: INVALID_BODY })
+export function invalidBody (coding: string): CodedError {
+  return new GATEHOUSE_COMPRESSION_INVALID_BODY(coding)
 }

@@ -1,5 +1,4 @@
-import { GATEHOUSE_CORE_FORBIDDEN, GATEHOUSE_CORE_SCHEME_NOT_ACCEPTED, UNAUTHENTICATED } from './errors.js'
-import { HttpError } from './http-error.js'
+import { GATEHOUSE_CORE_FORBIDDEN, GATEHOUSE_CORE_SCHEME_NOT_ACCEPTED, GATEHOUSE_CORE_UNAUTHENTICATED } from './errors.js'
 import { isToken } from './http-syntax.js'
 import type { RouteRecord } from './route-record.js'
 
@@ -66,7 +65,7 @@ export function anonymousRefusal (record: Pick<RouteRecord, 'accepts' | 'challen
   }
   const message = signInWith(accepts.schemes)
   if (record?.challengeAnonymous === true && accepts.challenges.length > 0) {
-    return new HttpError(401, message, { code: UNAUTHENTICATED, headers: { 'www-authenticate': accepts.challenges.length === 1 ? accepts.challenges[0]! : [...accepts.challenges] } })
+    return new GATEHOUSE_CORE_UNAUTHENTICATED(message, { headers: { 'www-authenticate': accepts.challenges.length === 1 ? accepts.challenges[0]! : [...accepts.challenges] } })
   }
   return forbidden(message)
 }

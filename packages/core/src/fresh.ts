@@ -1,7 +1,7 @@
 import type { Avatar } from './avatar.js'
 import { formatChallenge } from './challenge.js'
+import { createCodedError } from './coded-error.js'
 import { GATEHOUSE_CORE_INVALID_HTTP_ERROR, REAUTHENTICATE } from './errors.js'
-import { HttpError } from './http-error.js'
 import { brandClass } from './process-wide.js'
 
 /** The largest `fresh` a route may ask for: one year, in seconds. */
@@ -43,23 +43,29 @@ export function reauthenticateChallenge (realm: string, maxAge: number): string 
 }
 
 /**
+ * The coded class of {@link ReauthenticateError} (declared here, beside its
+ * subclass: core's errors.ts cannot import `createCodedError` without an
+ * import cycle). `new GATEHOUSE_CORE_REAUTHENTICATE(maxAge, { headers })`.
+ */
+export const GATEHOUSE_CORE_REAUTHENTICATE = createCodedError<typeof REAUTHENTICATE, [maxAge: number]>(
+  REAUTHENTICATE, 'This route needs a sign-in within the last %d seconds; sign in again', 401)
+
+/**
  * 401 `GATEHOUSE_CORE_REAUTHENTICATE`: the route needs a sign-in within
  * `maxAge` seconds (its `fresh` option) and the caller's is older, unknown
  * or absent. Carries the RFC 9470 challenge (realm `gatehouse`); the errors
  * component writes it with its own realm and sends browsers to sign in again.
- * D-ERRORS-13.
+ * A subclass of the coded class (D-CODES-05), as `AuthRuleSyntaxError` is
+ * (D-CODES-04): it adds `maxAge`. D-ERRORS-13.
  */
-export class ReauthenticateError extends HttpError {
+export class ReauthenticateError extends GATEHOUSE_CORE_REAUTHENTICATE {
   /** The route's `fresh`, in seconds: how recent a sign-in must be. */
   readonly maxAge: number
 
   constructor (maxAge: number) {
     const problem = freshProblem(maxAge)
     if (problem !== undefined) throw new GATEHOUSE_CORE_INVALID_HTTP_ERROR(`a ReauthenticateError's maxAge ${problem}`)
-    super(401, `This route needs a sign-in within the last ${maxAge} seconds; sign in again`, {
-      code: REAUTHENTICATE,
-      headers: { 'www-authenticate': reauthenticateChallenge('gatehouse', maxAge) }
-    })
+    super(maxAge, { headers: { 'www-authenticate': reauthenticateChallenge('gatehouse', maxAge) } })
     this.name = 'ReauthenticateError'
     this.maxAge = maxAge
   }

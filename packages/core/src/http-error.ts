@@ -27,6 +27,28 @@ const SAFE_HEADER_VALUE = /^[\t\x20-\x7e]*$/
 // D-ERRORS-19: a code is an identifier a client switches on, never free text.
 const CODE = /^[A-Za-z][A-Za-z0-9_.:-]{0,127}$/
 
+/** Whether `value` can be sent as an error header's value as it is. */
+export function isSafeHeaderValue (value: unknown): value is string | readonly string[] {
+  const values = typeof value === 'string' ? [value] : value
+  return Array.isArray(values) && values.every((v) => typeof v === 'string' && SAFE_HEADER_VALUE.test(v))
+}
+
+/**
+ * `headers` checked and copied for an error response: names lower-cased,
+ * frozen. Throws `GATEHOUSE_CORE_INVALID_HTTP_ERROR` on a name that is not a
+ * token or a value that is not tab or visible ASCII, so answering the error
+ * cannot throw (D-ERRORS-09). Used by `HttpError` and `createCodedError`.
+ */
+export function checkedErrorHeaders (headers: ErrorHeaders): ErrorHeaders {
+  const checked: Record<string, string | readonly string[]> = {}
+  for (const [name, value] of Object.entries(headers)) {
+    if (!isToken(name)) throw new GATEHOUSE_CORE_INVALID_HTTP_ERROR(`header name ${JSON.stringify(name)} is not a token`)
+    if (!isSafeHeaderValue(value)) throw new GATEHOUSE_CORE_INVALID_HTTP_ERROR(`header ${name} has a value that is not tab or visible ASCII`)
+    checked[name.toLowerCase()] = value
+  }
+  return Object.freeze(checked)
+}
+
 /**
  * An error that becomes an HTTP response with `status` and `detail` as its
  * message. The detail is written for the caller: it is sent even for 5xx,
@@ -56,16 +78,7 @@ export class HttpError extends Error {
     this.name = 'HttpError'
     this.statusCode = status
     this.code = options.code
-    const headers: Record<string, string | readonly string[]> = {}
-    for (const [name, value] of Object.entries(options.headers ?? {})) {
-      const values = typeof value === 'string' ? [value] : value
-      if (!isToken(name)) throw new GATEHOUSE_CORE_INVALID_HTTP_ERROR(`header name ${JSON.stringify(name)} is not a token`)
-      if (!Array.isArray(values) || values.some((v) => typeof v !== 'string' || !SAFE_HEADER_VALUE.test(v))) {
-        throw new GATEHOUSE_CORE_INVALID_HTTP_ERROR(`header ${name} has a value that is not tab or visible ASCII`)
-      }
-      headers[name.toLowerCase()] = value
-    }
-    this.headers = Object.freeze(headers)
+    this.headers = checkedErrorHeaders(options.headers ?? {})
   }
 }
 // The errors component answers an HttpError of any copy of this package (D-CORE-05).

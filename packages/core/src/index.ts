@@ -4,8 +4,10 @@ export { invalidTag, invalidTagMessage, isTag, parseTags, SUPERADMIN, TAG_CHARAC
 export { isSerializedOrigin, parseList } from './list-option.js'
 export type { ListOption } from './list-option.js'
 export { HttpError, Redirect } from './http-error.js'
-export { isFresh, MAX_FRESH_SECONDS, reauthenticateChallenge, ReauthenticateError } from './fresh.js'
+export { GATEHOUSE_CORE_REAUTHENTICATE, isFresh, MAX_FRESH_SECONDS, reauthenticateChallenge, ReauthenticateError } from './fresh.js'
 export type { ErrorHeaders, HttpErrorOptions } from './http-error.js'
+export { createCodedError, isAnsweredAsItIs, isCodedError, responseHeadersOf, withCause } from './coded-error.js'
+export type { CodedError, CodedErrorClass, CodedErrorExtras, CodedErrorOptions } from './coded-error.js'
 export { safeNextPath } from './safe-next-path.js'
 export { formatChallenge, quoteString } from './challenge.js'
 export { ensureScope } from './scope.js'
@@ -85,6 +87,7 @@ export {
   GATEHOUSE_CORE_INVALID_OPTIONS,
   GATEHOUSE_CORE_NO_COMPONENTS,
   GATEHOUSE_CORE_ROUTES_BEFORE_CHAIN,
+  GATEHOUSE_CORE_UNAUTHENTICATED,
   GATEHOUSE_CORE_UNENFORCED_AUTH_RULE,
   GATEHOUSE_CORE_UNKNOWN_COMPONENT,
   REAUTHENTICATE,

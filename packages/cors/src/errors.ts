@@ -1,5 +1,5 @@
 import createError from '@fastify/error'
-import { HttpError, type HookTimeout } from '@fastify-gatehouse/core'
+import { createCodedError, type CodedError, type HookTimeout } from '@fastify-gatehouse/core'
 
 // Every code of this package; listed in docs/error-codes.md.
 
@@ -13,8 +13,11 @@ export const GATEHOUSE_CORS_INVALID_PREFLIGHT = createError<[string]>(
 
 /** The `allowOrigins` function gave no answer within `callbackTimeout` (503, `Retry-After: 5`). */
 export const ORIGIN_CHECK_TIMEOUT = 'GATEHOUSE_CORS_ORIGIN_CHECK_TIMEOUT'
+/** 503 {@link ORIGIN_CHECK_TIMEOUT}, `Retry-After: 5` (D-CORS-18); its message is written for the caller. */
+export const GATEHOUSE_CORS_ORIGIN_CHECK_TIMEOUT = createCodedError<typeof ORIGIN_CHECK_TIMEOUT>(
+  ORIGIN_CHECK_TIMEOUT, 'Cannot check the request\'s origin now: the check took too long; try again shortly', 503, { expose: true, headers: { 'retry-after': '5' } })
 
-// D-CORS-18: an HttpError, for its Retry-After header; `cause` names the limit.
-export function originCheckTimeout (cause: HookTimeout): HttpError {
-  return new HttpError(503, 'Cannot check the request\'s origin now: the check took too long; try again shortly', { code: ORIGIN_CHECK_TIMEOUT, headers: { 'retry-after': '5' }, cause })
+// D-CORS-18: `cause` names the limit.
+export function originCheckTimeout (cause: HookTimeout): CodedError {
+  return new GATEHOUSE_CORS_ORIGIN_CHECK_TIMEOUT({ cause })
 }

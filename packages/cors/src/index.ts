@@ -29,4 +29,4 @@ export default corsPlugin
 export { corsOptionsSchema, corsRouteOptionsSchema, defaults as corsDefaults, resolveCorsOptions } from './options.js'
 export type { AllowOrigins, CorsOptions, CorsRouteOptions, OriginFunction, ResolvedCorsOptions } from './options.js'
 export type { ListOption } from '@fastify-gatehouse/core'
-export { GATEHOUSE_CORS_INVALID_OPTIONS, GATEHOUSE_CORS_INVALID_PREFLIGHT, ORIGIN_CHECK_TIMEOUT } from './errors.js'
+export { GATEHOUSE_CORS_INVALID_OPTIONS, GATEHOUSE_CORS_INVALID_PREFLIGHT, GATEHOUSE_CORS_ORIGIN_CHECK_TIMEOUT, ORIGIN_CHECK_TIMEOUT } from './errors.js'

@@ -1,5 +1,5 @@
 import { STATUS_CODES } from 'node:http'
-import { HttpError } from '@fastify-gatehouse/core'
+import { HttpError, responseHeadersOf } from '@fastify-gatehouse/core'
 import { GATEHOUSE_ERRORS_INTERNAL } from './errors.js'
 
 // D-ERRORS-18: a hidden 5xx is coded, never with the thrown error's own code (it may name internals).
@@ -12,11 +12,9 @@ export interface ErrorDescription {
   readonly message: string
   readonly code: string | undefined
   readonly headers: Readonly<Record<string, unknown>>
-  /** The error's message is written for the caller (4xx, or an HttpError). */
+  /** The error's message is written for the caller (4xx, an HttpError, or an error that sets `expose`). */
   readonly exposed: boolean
 }
-
-const NO_HEADERS = Object.freeze({})
 
 function statusOf (error: { statusCode?: unknown, status?: unknown }): number {
   const status = error.statusCode ?? error.status
@@ -26,7 +24,8 @@ function statusOf (error: { statusCode?: unknown, status?: unknown }): number {
 /**
  * Decides status, message, code and headers for anything thrown. A 5xx
  * message is replaced by the status text unless the error is an
- * {@link HttpError} (whose detail is written for the caller), and its code
+ * {@link HttpError} or sets `expose` (its detail is written for the
+ * caller), and its code
  * by `GATEHOUSE_ERRORS_INTERNAL`; values that are not objects become a
  * plain 500.
  */
@@ -40,8 +39,8 @@ export function describeError (thrown: unknown): ErrorDescription {
   const statusText = STATUS_CODES[statusCode] ?? 'Error'
   const message = exposed && typeof error.message === 'string' && error.message !== '' ? error.message : statusText
   const code = exposed ? (typeof error.code === 'string' ? error.code : undefined) : INTERNAL
-  // Only an HttpError's headers (validated when it was made) reach the
-  // response: an upstream client error's headers are not ours to forward (D-ERRORS-09).
-  const headers = thrown instanceof HttpError ? thrown.headers : NO_HEADERS
+  // A coded error's headers reach the response, as in Fastify's own handler;
+  // an upstream client error's are not ours to forward (D-ERRORS-20).
+  const headers = responseHeadersOf(thrown)
   return { statusCode, error: statusText, message, code, headers, exposed }
 }

@@ -1,5 +1,5 @@
 import createError from '@fastify/error'
-import { HttpError } from '@fastify-gatehouse/core'
+import { createCodedError, type CodedError } from '@fastify-gatehouse/core'
 
 // Every code of this package; listed in docs/error-codes.md.
 
@@ -35,10 +35,28 @@ export const GATEHOUSE_POSTGRES_SCHEMA_AHEAD = createError<[string, string]>(
 export const GATEHOUSE_POSTGRES_MIGRATION = createError<[problem: string, options?: { cause: unknown }]>(
   'GATEHOUSE_POSTGRES_MIGRATION', 'migration failed: %s', 500)
 
+/**
+ * The API key table took none of three new keys, each with a fresh random
+ * id: it refuses inserts (a rule, a trigger), which is not chance. The
+ * message names the table.
+ */
+export const GATEHOUSE_POSTGRES_INSERT_REFUSED = createError<[table: string]>(
+  'GATEHOUSE_POSTGRES_INSERT_REFUSED', '%s took none of 3 new keys: the table refuses inserts (a rule or a trigger?)', 500)
+
+/**
+ * A prepared statement's name would be over PostgreSQL's 63 bytes (a bug of
+ * this package: its `what` is too long). The message names the statement.
+ */
+export const GATEHOUSE_POSTGRES_STATEMENT_NAME = createError<[name: string]>(
+  'GATEHOUSE_POSTGRES_STATEMENT_NAME', 'statement name over 63 bytes: %s', 500, TypeError)
+
 // --- request failures -------------------------------------------------------------
 
 /** A query failed for want of the database (down, unreachable, timed out): 503. */
 export const POSTGRES_UNAVAILABLE = 'GATEHOUSE_POSTGRES_UNAVAILABLE'
+/** 503 {@link POSTGRES_UNAVAILABLE}, `Retry-After: 5`; its message is written for the caller. */
+export const GATEHOUSE_POSTGRES_UNAVAILABLE = createCodedError<typeof POSTGRES_UNAVAILABLE>(
+  POSTGRES_UNAVAILABLE, 'database unavailable: try again shortly', 503, { expose: true, headers: { 'retry-after': '5' } })
 
 /**
  * The error a store call rejects with when PostgreSQL does not answer in
@@ -48,6 +66,6 @@ export const POSTGRES_UNAVAILABLE = 'GATEHOUSE_POSTGRES_UNAVAILABLE'
  * write is safe to repeat.
  * D-POSTGRES-07.
  */
-export function postgresUnavailable (cause: unknown): HttpError {
-  return new HttpError(503, 'database unavailable: try again shortly', { code: POSTGRES_UNAVAILABLE, headers: { 'retry-after': '5' }, cause })
+export function postgresUnavailable (cause: unknown): CodedError {
+  return new GATEHOUSE_POSTGRES_UNAVAILABLE({ cause })
 }

@@ -2,6 +2,7 @@ import {
   constantTimeEqual, GATEHOUSE_AUTH_STORE_INPUT, newApiKey, parseApiKey, publicRecord, type ApiKeyRecord, type ApiKeyStore, type IssueApiKey, type StoredApiKey
 } from '@fastify-gatehouse/auth'
 import { sha256 } from '@fastify-gatehouse/core'
+import { GATEHOUSE_POSTGRES_INSERT_REFUSED } from './errors.js'
 import type { PostgresCacheOptions } from './cache-options.js'
 import { checkImportedKeys, insertAll, keyTable, type ImportCounts } from './import-records.js'
 import { LastUsed } from './last-used.js'
@@ -114,7 +115,7 @@ export class PostgresApiKeyStore extends ListeningStore<KeyEntry> implements Api
         stored.keyId, stored.label, stored.tags, stored.enabled, stored.expiresAt, stored.createdAt, stored.lastUsedAt, stored.secretHash
       ]))
       if (rowCount !== 0) return { key, record: publicRecord(stored) }
-      if (attempt === 3) throw new Error(`${this.names.table('api_keys')} took none of 3 new keys`)
+      if (attempt === 3) throw new GATEHOUSE_POSTGRES_INSERT_REFUSED(this.names.table('api_keys'))
     }
   }
 

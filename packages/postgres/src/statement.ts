@@ -1,6 +1,7 @@
 import type pg from 'pg'
 import { sha256 } from '@fastify-gatehouse/core'
 import { unavailableOr } from './connection.js'
+import { GATEHOUSE_POSTGRES_STATEMENT_NAME } from './errors.js'
 import type { SqlNames } from './names.js'
 
 /**
@@ -21,7 +22,7 @@ export interface Statement {
 /** A {@link Statement} named `<what>` within the schema and prefix of `names`. */
 export function statement (names: SqlNames, what: string, text: string): Statement {
   const name = `gatehouse:${what}:${sha256(`${names.schema}\0${names.tablePrefix}\0${text}`).slice(0, 16)}`
-  if (Buffer.byteLength(name) > 63) throw new Error(`statement name over 63 bytes: ${name}`)
+  if (Buffer.byteLength(name) > 63) throw new GATEHOUSE_POSTGRES_STATEMENT_NAME(name)
   return Object.freeze({ name, text })
 }
 

@@ -184,7 +184,7 @@ t.test('issue gives up on a table that takes no insert, instead of drawing key i
   // does nothing leaves a prepared statement nothing to re-plan when dropped).
   await admin.query('create function gatehouse.swallow() returns trigger language plpgsql as $$ begin return null; end $$')
   await admin.query('create trigger swallow before insert on gatehouse.api_keys for each row execute function gatehouse.swallow()')
-  await t.rejects(keys.issue({ label: 'x' }), { message: /"gatehouse"\."api_keys" took none of 3 new keys/ })
+  await t.rejects(keys.issue({ label: 'x' }), { code: 'GATEHOUSE_POSTGRES_INSERT_REFUSED', message: /"gatehouse"\."api_keys" took none of 3 new keys/ })
   await admin.query('drop trigger swallow on gatehouse.api_keys')
   t.ok(await keys.issue({ label: 'x' }))
 })

@@ -1,5 +1,5 @@
 import createError from '@fastify/error'
-import { HttpError } from '@fastify-gatehouse/core'
+import { createCodedError, type CodedError } from '@fastify-gatehouse/core'
 
 // Every code of this package; listed in docs/error-codes.md.
 
@@ -25,12 +25,15 @@ export const GATEHOUSE_REDIS_SCRIPT = createError<[string]>(
 
 /** A Redis command failed or timed out (503): the store cannot answer right now. */
 export const REDIS_UNAVAILABLE = 'GATEHOUSE_REDIS_UNAVAILABLE'
+/** 503 {@link REDIS_UNAVAILABLE}, `Retry-After: 5`; its message is written for the caller. */
+export const GATEHOUSE_REDIS_UNAVAILABLE = createCodedError<typeof REDIS_UNAVAILABLE>(
+  REDIS_UNAVAILABLE, 'Redis unavailable: try again shortly', 503, { expose: true, headers: { 'retry-after': '5' } })
 
 /**
  * The error a store call rejects with when Redis does not answer in time or
  * refuses: a 503 whose message names no key (the cause keeps ioredis's error).
  * D-REDIS-04: a 503 with Retry-After, so a failing lockout check says why.
  */
-export function redisUnavailable (cause: unknown): HttpError {
-  return new HttpError(503, 'Redis unavailable: try again shortly', { code: REDIS_UNAVAILABLE, headers: { 'retry-after': '5' }, cause })
+export function redisUnavailable (cause: unknown): CodedError {
+  return new GATEHOUSE_REDIS_UNAVAILABLE({ cause })
 }

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { errorForLog, HttpError, invalidTag, invalidTagMessage, parseTags, SUPERADMIN } from '@fastify-gatehouse/core'
+import { errorForLog, invalidTag, invalidTagMessage, parseTags, SUPERADMIN } from '@fastify-gatehouse/core'
 import { API_KEY_ID_PATTERN, CALLBACK_TIMEOUT_SECONDS, callOut, passwordPolicyDefaults, passwordProblem, type ApiKeyStore, type ResolvedPasswordPolicy, type UserStore } from '@fastify-gatehouse/auth'
 import { notFound, tagNotAllowed, weakPassword } from '../errors.js'
 
@@ -23,22 +23,6 @@ function checkNewPassword (password: string, identity: string, policy: ResolvedP
   if (problem !== null) throw weakPassword(problem)
 }
 
-const OWN_CODE = /^GATEHOUSE_[A-Z0-9_]+$/
-
-// Gatehouse's own stores refuse with coded errors of fixed sentences (409 an
-// existing identity, 400 an expiry past year 9999, 507 a full store): made
-// HttpErrors so callOut keeps their status, code and sentence; anything else
-// a store throws becomes its safe facts (D-SERVER-56).
-async function ownRefusalsKept<T> (work: () => T | PromiseLike<T>): Promise<T> {
-  try {
-    return await work()
-  } catch (err) {
-    const { code, statusCode } = err as { code?: unknown, statusCode?: unknown }
-    if (!(err instanceof Error) || err instanceof HttpError || typeof code !== 'string' || !OWN_CODE.test(code) || typeof statusCode !== 'number') throw err
-    throw new HttpError(statusCode, err.message, { code })
-  }
-}
-
 /**
  * SUPERADMIN-only JSON endpoints to manage users and API keys (what the
  * CLI does offline). Never returns a password hash; a key is shown once,
@@ -48,10 +32,13 @@ export function registerAdminApi (app: FastifyInstance, users: UserStore | undef
   // D-SERVER-56: every call into the user store and the API-key store has
   // callbackTimeout seconds to answer (then 503 GATEHOUSE_AUTH_CALLBACK_TIMEOUT),
   // and what it throws is replaced by its safe facts: it may quote the
-  // password it was given (D-AUTH-63).
+  // password it was given (D-AUTH-63). A coded error the errors component
+  // answers as it is (a store's 409, 400 or 507, PostgreSQL's 503 with
+  // Retry-After) passes through with its class, code, status, headers and
+  // fixed sentence; only its cause is replaced (D-CODES-07).
   const ms = callbackTimeout * 1000
-  const inUsers = async <T>(method: keyof UserStore, fn: (store: UserStore) => T | PromiseLike<T>): Promise<T> => await callOut(`UserStore.${method}`, ms, async () => await ownRefusalsKept(() => fn(users!)))
-  const inKeys = async <T>(method: keyof ApiKeyStore, fn: (store: ApiKeyStore) => T | PromiseLike<T>): Promise<T> => await callOut(`ApiKeyStore.${method}`, ms, async () => await ownRefusalsKept(() => fn(tokens!)))
+  const inUsers = async <T>(method: keyof UserStore, fn: (store: UserStore) => T | PromiseLike<T>): Promise<T> => await callOut(`UserStore.${method}`, ms, async () => await fn(users!))
+  const inKeys = async <T>(method: keyof ApiKeyStore, fn: (store: ApiKeyStore) => T | PromiseLike<T>): Promise<T> => await callOut(`ApiKeyStore.${method}`, ms, async () => await fn(tokens!))
   // D-SERVER-03: an ordinary route rule; bodies validated by route schemas (400).
   const config = { authRule: SUPERADMIN }
   // Ends a changed user's sessions in the session store at once (on every

@@ -1,9 +1,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { acceptsHtml } from '@fastify-gatehouse/errors'
 import * as oidc from 'openid-client'
-import { Avatar, errorForLog, HttpError, MAX_FRESH_SECONDS, redactText, safeNextPath, safeString } from '@fastify-gatehouse/core'
+import { Avatar, errorForLog, MAX_FRESH_SECONDS, redactText, safeNextPath, safeString } from '@fastify-gatehouse/core'
 import { MAX_SESSION_CLAIMS_BYTES, type Session } from '@fastify-gatehouse/session'
-import { GATEHOUSE_SERVER_SESSION_REQUIRED, notFound, OIDC_FAILED, oidcFailed, oidcUnavailable } from '../errors.js'
+import { GATEHOUSE_SERVER_OIDC_FAILED, GATEHOUSE_SERVER_SESSION_REQUIRED, notFound, oidcFailed, oidcUnavailable } from '../errors.js'
 import type { AuthMethod, LoginMethodDescription } from './auth-method.js'
 import { sessionClaims } from './oidc-claims.js'
 import { PAGE_HEADERS } from './html.js'
@@ -41,7 +41,7 @@ const CLOCK_TOLERANCE_MS = 30_000
  * D-OIDC-08.
  */
 function refusalPage (err: unknown, request: FastifyRequest, reply: FastifyReply, prefix: string): FastifyReply {
-  if (!(err instanceof HttpError) || err.code !== OIDC_FAILED || !acceptsHtml(request.headers.accept)) throw err
+  if (!(err instanceof GATEHOUSE_SERVER_OIDC_FAILED) || !acceptsHtml(request.headers.accept)) throw err
   const page = renderSignInFailed(err.message, prefix, request.scope.auth?.identity ?? null)
   return reply.code(400).headers(PAGE_HEADERS).type('text/html; charset=utf-8').send(page)
 }
