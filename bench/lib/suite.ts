@@ -21,6 +21,11 @@ export interface Scenario {
   prepare?: (baseUrl: string) => Promise<Record<string, string>>
   /** Status every response must have. Default: 200. */
   expectStatus?: number
+  /**
+   * count.ts counts windows until two in a row agree, for a scenario V8 is
+   * still compiling after the warm-up (the session ones). D-BENCH-10.
+   */
+  settle?: boolean
 }
 
 /** A set of scenarios measured side by side in one run. */

@@ -25,7 +25,8 @@ async function signIn (baseUrl: string): Promise<Record<string, string>> {
   return { cookie: cookies }
 }
 
-const scenario = (label: string, build: () => Promise<FastifyInstance>) => ({ label, build, prepare: signIn, request: { path: '/p' } })
+// settle: V8 was still compiling these after 12 000 requests (D-BENCH-10).
+const scenario = (label: string, build: () => Promise<FastifyInstance>) => ({ label, build, prepare: signIn, request: { path: '/p' }, settle: true })
 
 export const suite: Suite = {
   title: 'Session-authenticated requests (memory stores)',

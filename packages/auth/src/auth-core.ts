@@ -23,6 +23,13 @@ function signedInAt (avatar: Avatar, now: number): Avatar {
   return new Avatar(avatar.identity, { tags: avatar.tags, backend: avatar.backend, authenticatedAt: now })
 }
 
+// A printable ASCII character other than a space: the usual spelling's
+// credential starts and ends with one, so the parser's trimming has nothing to
+// take (NaN, past the end, is not one).
+function isVisible (code: number): boolean {
+  return code > 0x20 && code < 0x7f
+}
+
 /** AuthCore's options: the auth component's options, and a clock. */
 export interface AuthCoreOptions extends AuthOptions {
   /** Clock, for tests. Default: `Date.now`. */
@@ -46,10 +53,15 @@ export class AuthCore {
   // Per algorithm: whether a token's `iss` picks among its verifiers.
   readonly #byIssuer = new Map<string, boolean>()
   readonly #apiKeys: ApiKeyStore | undefined
+  // Whether any bearer credential is accepted (static, bearer.auth, JWT, API key).
+  readonly #acceptsBearer: boolean
   readonly #timeoutMs: number
   readonly #jwtCache: BoundedCache<Avatar>
   readonly #jwtRepeats: RepeatFilter
   readonly #jwtTtlMs: number
+  // Whether the JWT cache is asked with the static tokens, before the token's
+  // syntax; with bearer.auth it is asked after the function (D-AUTH-46).
+  readonly #jwtCacheFirst: boolean
   readonly #keyAvatars = new WeakMap<ApiKeyRecord, Avatar>()
   readonly #now: () => number
   readonly #basicChallenge: string
@@ -81,9 +93,11 @@ export class AuthCore {
     // skip the others' signature checks.
     for (const [alg, list] of this.#byAlgorithm) this.#byIssuer.set(alg, list.length > 1 && list.some((v) => v.hasIssuers))
     this.#apiKeys = options.apiKeys
+    this.#acceptsBearer = tokens !== undefined || verifiers.length > 0 || options.apiKeys !== undefined
     this.#jwtCache = new BoundedCache(options.jwtCache.max)
     this.#jwtRepeats = new RepeatFilter(options.jwtCache.max)
     this.#jwtTtlMs = options.jwtCache.ttl * 1000
+    this.#jwtCacheFirst = this.#tokenFunction === undefined && verifiers.length > 0
     this.#now = now
     this.#basicChallenge = formatChallenge('Basic', { realm, charset: 'UTF-8' })
     const challenges: string[] = []
@@ -101,10 +115,6 @@ export class AuthCore {
     const resolved = resolveAuthOptions(options)
     const verifiers = await Promise.all(resolved.jwt.map((v) => JwtVerifier.create(v, resolved.callbackTimeout * 1000)))
     return new AuthCore(resolved, verifiers, options.now ?? Date.now)
-  }
-
-  get #acceptsBearer (): boolean {
-    return this.#tokens !== undefined || this.#tokenFunction !== undefined || this.#verifiers.length > 0 || this.#apiKeys !== undefined
   }
 
   #bearerChallenge (error?: string, description?: string): string {
@@ -139,36 +149,33 @@ export class AuthCore {
    * gives the lockout its client address.
    */
   authenticate (header: string, request?: FastifyRequest): Avatar | Promise<Avatar> {
-    // Fast path for the usual spelling: taken only when the exact remainder
-    // already passes the strict check (token68, or a known Basic digest);
-    // everything else goes through the general parser.
-    if (header.length <= MAX_AUTHORIZATION_LENGTH) {
-      if (header.startsWith(this.#scheme.prefix) && this.#acceptsBearer) {
-        const token = header.slice(this.#scheme.prefix.length)
-        if (!token.startsWith('gak_')) {
-          // A configured token or a cached JWT was checked when it was stored;
-          // with bearer.auth, the function is asked first, cached JWT or not (D-AUTH-46).
-          const known = this.#tokens?.find(token) ?? (this.#tokenFunction === undefined ? this.#jwtCache.get(token, this.#now()) : undefined)
-          if (known !== undefined) return known
-        }
-        if (TOKEN68.test(token)) return this.#bearerToken(token, request)
-      } else if (header.startsWith('Basic ') && this.#basic !== undefined) {
-        const now = this.#now()
-        const known = this.#basic.known(header.slice(6), now)
-        if (known !== undefined) return signedInAt(known, now)
+    // The usual spelling (the scheme as configured, one space, a credential
+    // with no padding) holds exactly what the parser would find: it goes to the
+    // same dispatch without being parsed, and only a credential that fails
+    // the strict check there is parsed, for the reason. D-AUTH-82.
+    if (header.length <= MAX_AUTHORIZATION_LENGTH && isVisible(header.charCodeAt(header.length - 1))) {
+      const bearer = this.#scheme.prefix
+      if (this.#acceptsBearer && header.startsWith(bearer) && isVisible(header.charCodeAt(bearer.length))) {
+        return this.#bearerCaller(header.slice(bearer.length), header, request)
+      }
+      if (this.#basic !== undefined && header.startsWith('Basic ') && isVisible(header.charCodeAt(6))) {
+        return this.#basicCaller(header.slice(6), header, request)
       }
     }
     const parsed = parseAuthorization(header)
-    if (typeof parsed === 'string') {
-      if (this.#acceptsBearer && this.#scheme.names(header)) throw this.#invalidRequest(parsed)
-      throw unauthorized(BAD_HEADER, `Malformed Authorization header: ${parsed}`, this.#challenges)
-    }
-    if (parsed.scheme === 'basic' && this.#basic !== undefined) return this.#basicCaller(parsed.credentials, request)
-    if (this.#acceptsBearer && this.#scheme.is(parsed.scheme, header)) return this.#bearerCaller(parsed.credentials, request)
+    if (typeof parsed === 'string') throw this.#malformed(header, parsed)
+    if (parsed.scheme === 'basic' && this.#basic !== undefined) return this.#basicCaller(parsed.credentials, undefined, request)
+    if (this.#acceptsBearer && this.#scheme.is(parsed.scheme, header)) return this.#bearerCaller(parsed.credentials, undefined, request)
     if (this.#acceptsBearer && this.#scheme.miscased(parsed.scheme, header)) {
       throw unauthorized(UNSUPPORTED_SCHEME, `The scheme must be written exactly ${this.#scheme.name}`, this.#challenges)
     }
     throw this.#unsupportedScheme(header)
+  }
+
+  // A header the parser refuses: RFC 6750's invalid_request when it names the bearer scheme.
+  #malformed (header: string, reason: string): HttpError {
+    if (this.#acceptsBearer && this.#scheme.names(header)) return this.#invalidRequest(reason)
+    return unauthorized(BAD_HEADER, `Malformed Authorization header: ${reason}`, this.#challenges)
   }
 
   // D-AUTH-74: names the scheme as sent and the ones accepted, as the challenges do.
@@ -185,21 +192,42 @@ export class AuthCore {
     throw unauthorized(outcome.refused === 'malformed' ? BAD_HEADER : INVALID_CREDENTIALS, outcome.detail, this.#basicChallenge)
   }
 
-  #basicCaller (credentials: string, request: unknown): Avatar | Promise<Avatar> {
-    const outcome = this.#basic!.authenticate(credentials, this.#now(), request)
+  /**
+   * Basic credentials, from the parser or (with `header`, unparsed) from the
+   * usual spelling: the credentials already verified are asked first, then
+   * the header's grammar, then the backend, each once.
+   */
+  #basicCaller (credentials: string, header: string | undefined, request: unknown): Avatar | Promise<Avatar> {
+    const basic = this.#basic!
+    const now = this.#now()
+    const known = basic.known(credentials, now)
+    if (known !== undefined) return signedInAt(known, now)
+    if (header !== undefined) {
+      const parsed = parseAuthorization(header)
+      if (typeof parsed === 'string') throw this.#malformed(header, parsed)
+    }
+    const outcome = basic.authenticate(credentials, now, request)
     return outcome instanceof Promise ? outcome.then((o) => this.#basicOutcome(o)) : this.#basicOutcome(outcome)
   }
 
-  #bearerCaller (token: string, request: FastifyRequest | undefined): Avatar | Promise<Avatar> {
-    if (!TOKEN68.test(token)) throw this.#invalidRequest('the bearer token is not a b64token')
-    return this.#bearerToken(token, request)
-  }
-
-  #bearerToken (token: string, request: FastifyRequest | undefined): Avatar | Promise<Avatar> {
+  /**
+   * A bearer credential, from the parser or (with `header`, unparsed) from
+   * the usual spelling. Each source is asked once, in order: the answers
+   * already known (a configured token, a verified JWT: each was checked when
+   * it was stored, so they are asked before the token's syntax, which costs
+   * more than finding it), the b64token check, then the API key store, the
+   * `bearer.auth` function, the JWT verifiers.
+   */
+  #bearerCaller (token: string, header: string | undefined, request: FastifyRequest | undefined): Avatar | Promise<Avatar> {
     // API keys go to the key store only: a gak_ value is never tried as a JWT.
-    if (token.startsWith('gak_')) return this.#apiKeyCaller(token)
-    const known = this.#tokens?.find(token)
-    if (known !== undefined) return known
+    const apiKey = token.startsWith('gak_')
+    if (!apiKey) {
+      // With bearer.auth, the function is asked first, cached JWT or not (D-AUTH-46).
+      const known = this.#tokens?.find(token) ?? (this.#jwtCacheFirst ? this.#jwtCache.get(token, this.#now()) : undefined)
+      if (known !== undefined) return known
+    }
+    if (!TOKEN68.test(token)) throw this.#notToken68(header)
+    if (apiKey) return this.#apiKeyCaller(token)
     // D-AUTH-46: bearer.auth takes the static map's place, before the JWT verifiers.
     if (this.#tokenFunction !== undefined) {
       const found = this.#tokenFunction.find(token, request)
@@ -209,10 +237,19 @@ export class AuthCore {
     return this.#jwtOrRefuse(token, request)
   }
 
+  // The usual spelling unparsed: the parser names what is wrong (control characters), if it can.
+  #notToken68 (header: string | undefined): HttpError {
+    const parsed = header === undefined ? undefined : parseAuthorization(header)
+    return typeof parsed === 'string' ? this.#malformed(header!, parsed) : this.#invalidRequest('the bearer token is not a b64token')
+  }
+
   #jwtOrRefuse (token: string, request: FastifyRequest | undefined): Avatar | Promise<Avatar> {
     if (this.#verifiers.length === 0) throw this.#invalidToken('The token is not valid')
-    const cached = this.#jwtCache.get(token, this.#now())
-    if (cached !== undefined) return cached
+    // Asked here only when bearer.auth came first (#bearerCaller asked it otherwise).
+    if (!this.#jwtCacheFirst) {
+      const cached = this.#jwtCache.get(token, this.#now())
+      if (cached !== undefined) return cached
+    }
     return this.#jwtCaller(token, request)
   }
 

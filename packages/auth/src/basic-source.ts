@@ -118,15 +118,13 @@ class SourceBackend implements BasicCredentialBackend {
     return this.#verified.get(sha256(credentials), now)?.avatar
   }
 
+  // validate's hits stand for the ttl and were served by known(); a store's
+  // hit is re-checked however it was stored.
   authenticate (credentials: string, now: number, request: unknown): Outcome | Promise<Outcome> {
-    const digest = this.#verified.size === 0 ? undefined : sha256(credentials)
-    const hit = digest === undefined ? undefined : this.#verified.get(digest, now)
-    if (hit !== undefined) {
-      // A store's hit is re-checked however it was stored; validate's stands for the ttl.
-      if (this.#source.kind === 'validate') return hit.avatar
-      return this.#followUser(hit, digest!, credentials, now, request)
-    }
-    return this.#verify(credentials, digest, now, request)
+    if (this.#source.kind === 'validate' || this.#verified.size === 0) return this.#verify(credentials, undefined, now, request)
+    const digest = sha256(credentials)
+    const hit = this.#verified.get(digest, now)
+    return hit === undefined ? this.#verify(credentials, digest, now, request) : this.#followUser(hit, digest, credentials, now, request)
   }
 
   async #followUser (hit: Verified, digest: string, credentials: string, now: number, request: unknown): Promise<Outcome> {

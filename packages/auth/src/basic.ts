@@ -45,6 +45,7 @@ export function decodeBasic (credentials: string): { readonly user: string, read
 export interface BasicCredentialBackend {
   /** The caller for credentials already verified (served without I/O), or undefined. */
   known: (credentials: string, now: number) => Avatar | undefined
+  /** Checks credentials that {@link known} did not know: the caller asks that first, and once (D-AUTH-82). */
   authenticate: (credentials: string, now: number, request: unknown) => Outcome | Promise<Outcome>
 }
 
@@ -104,8 +105,6 @@ export class BasicBackend implements BasicCredentialBackend {
   }
 
   authenticate (credentials: string, now: number, request: unknown): Outcome | Promise<Outcome> {
-    const known = this.known(credentials, now)
-    if (known !== undefined) return known
     const decoded = decodeBasic(credentials)
     if (!('user' in decoded)) return decoded
     if (this.#hashed.size === 0) return INVALID
