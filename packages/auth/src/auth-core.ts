@@ -173,7 +173,7 @@ export class AuthCore {
   }
 
   // A header the parser refuses: RFC 6750's invalid_request when it names the bearer scheme.
-  #malformed (header: string, reason: string): HttpError {
+  #malformed (header: string, reason: string): CodedError {
     if (this.#acceptsBearer && this.#scheme.names(header)) return this.#invalidRequest(reason)
     return unauthorized(BAD_HEADER, `Malformed Authorization header: ${reason}`, this.#challenges)
   }
@@ -238,7 +238,7 @@ export class AuthCore {
   }
 
   // The usual spelling unparsed: the parser names what is wrong (control characters), if it can.
-  #notToken68 (header: string | undefined): HttpError {
+  #notToken68 (header: string | undefined): CodedError {
     const parsed = header === undefined ? undefined : parseAuthorization(header)
     return typeof parsed === 'string' ? this.#malformed(header!, parsed) : this.#invalidRequest('the bearer token is not a b64token')
   }
