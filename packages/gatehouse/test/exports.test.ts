@@ -9,7 +9,7 @@ import type { ApiKeyStore, AuthMethod, UserStore } from 'fastify-gatehouse'
 type SpecInterfaces = [ApiKeyStore, AuthMethod, UserStore]
 
 test('the spec\'s importable symbols come from one package', async (t) => {
-  for (const name of ['AppServer', 'Avatar', 'AuthCore', 'AuthMixin', 'PasswordMethod', 'OidcMethod', 'FileApiKeyStore', 'FileUserStore', 'RoutedApplication', 'route', 'HttpError', 'Redirect', 'middlewareChain']) {
+  for (const name of ['AppServer', 'Avatar', 'AuthCore', 'resolveServerOptions', 'PasswordMethod', 'OidcMethod', 'FileApiKeyStore', 'FileUserStore', 'RoutedApplication', 'route', 'HttpError', 'Redirect', 'middlewareChain']) {
     t.type((gatehouse as Record<string, unknown>)[name], 'function', name)
   }
 })
