@@ -104,7 +104,7 @@ async function mountServerApp (app: FastifyInstance, options: ResolvedServerAppO
     return { status: 'ok' }
   })
 
-  for (const method of options.methods ?? []) await method.register(app, { loginPage })
+  for (const method of options.methods ?? []) await method.register(app, { loginPage, methods: options.methods ?? [] })
   const accountOn = account !== false && (options.accountGiven || (options.methods ?? []).length > 0)
   registerLogoutPage(app, accountOn)
   if (accountOn) {
