@@ -11,17 +11,7 @@ import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { compareWithKnown, cycleGroups, importGraph } from './lib/import-cycles.mjs'
 
-const KNOWN_CYCLES = [
-  {
-    name: 'server AuthMixin',
-    // Removed with the mixin, by the server resolved once (issue 26, item 3).
-    files: [
-      'packages/server/src/app-server/auth-mixin.ts',
-      'packages/server/src/app-server/options.ts',
-      'packages/server/src/app-server/server-base.ts'
-    ]
-  }
-]
+const KNOWN_CYCLES = []
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..')
 

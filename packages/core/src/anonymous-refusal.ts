@@ -1,6 +1,17 @@
-import { GATEHOUSE_CORE_FORBIDDEN, GATEHOUSE_CORE_SCHEME_NOT_ACCEPTED, GATEHOUSE_CORE_UNAUTHENTICATED } from './errors.js'
+import { createCodedError } from './coded-error.js'
+import { GATEHOUSE_CORE_FORBIDDEN, GATEHOUSE_CORE_SCHEME_NOT_ACCEPTED, UNAUTHENTICATED } from './errors.js'
 import { isToken } from './http-syntax.js'
 import type { RouteRecord } from './route-record.js'
+
+/**
+ * The 401 of `GATEHOUSE_CORE_UNAUTHENTICATED` (errors.ts): the message names
+ * the schemes, each error carries its `WWW-Authenticate` challenges. No
+ * stack trace: a refusal is answered often and where it was made says
+ * nothing (D-AUTH-56). Here, not in errors.ts, because a coded error class
+ * builds on http-error.ts, which errors.ts serves (D-CODES-10).
+ */
+export const GATEHOUSE_CORE_UNAUTHENTICATED = createCodedError<typeof UNAUTHENTICATED, [string]>(
+  UNAUTHENTICATED, '%s', 401, { stack: false })
 
 /**
  * 403 `GATEHOUSE_CORE_FORBIDDEN`, with `message` when given (the default

@@ -1,5 +1,4 @@
 import createError from '@fastify/error'
-import { createCodedError } from './coded-error.js'
 
 // Boot-time misconfiguration: TypeError subclasses with stable codes, so a
 // caller can tell them apart without matching on messages. Every code is
@@ -126,14 +125,6 @@ export const GATEHOUSE_CORE_SCHEME_NOT_ACCEPTED = createError<[string]>(
  * component's option): carries the challenges of the schemes auth accepts.
  */
 export const UNAUTHENTICATED = 'GATEHOUSE_CORE_UNAUTHENTICATED'
-
-/**
- * The 401 of {@link UNAUTHENTICATED}: the message names the schemes, each
- * error carries its `WWW-Authenticate` challenges. No stack trace: a
- * refusal is answered often and where it was made says nothing (D-AUTH-56).
- */
-export const GATEHOUSE_CORE_UNAUTHENTICATED = createCodedError<typeof UNAUTHENTICATED, [string]>(
-  UNAUTHENTICATED, '%s', 401, { stack: false })
 
 /**
  * The code of `ReauthenticateError` (fresh.ts), 401: the route's `fresh`

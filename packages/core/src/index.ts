@@ -16,7 +16,7 @@ export { brandClass, processWide, PROCESS_WIDE } from './process-wide.js'
 export type { ProcessWideEntry, ProcessWideName, ProcessWideStateName, ProcessWideBrandName } from './process-wide.js'
 export { declaredRoutes, routeRules, trackRouteRules } from './route-table.js'
 export type { DeclaredRoute, RouteRuleEntry } from './route-table.js'
-export { anonymousRefusal, shownScheme, signInWith } from './anonymous-refusal.js'
+export { anonymousRefusal, GATEHOUSE_CORE_UNAUTHENTICATED, shownScheme, signInWith } from './anonymous-refusal.js'
 export { declareRouteChallenges } from './route-challenges.js'
 export type { AuthAccepts } from './route-challenges.js'
 export { AuthRuleSyntaxError, compileAuthRule } from './auth-rule.js'
@@ -87,7 +87,6 @@ export {
   GATEHOUSE_CORE_INVALID_OPTIONS,
   GATEHOUSE_CORE_NO_COMPONENTS,
   GATEHOUSE_CORE_ROUTES_BEFORE_CHAIN,
-  GATEHOUSE_CORE_UNAUTHENTICATED,
   GATEHOUSE_CORE_UNENFORCED_AUTH_RULE,
   GATEHOUSE_CORE_UNKNOWN_COMPONENT,
   REAUTHENTICATE,

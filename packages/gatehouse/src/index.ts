@@ -42,6 +42,6 @@ export type { CacheOptions } from '@fastify-gatehouse/cache'
 export { compressionPlugin } from '@fastify-gatehouse/compression'
 export type { CompressionOptions } from '@fastify-gatehouse/compression'
 export {
-  AppServer, ServerBase, AuthMixin, RoutedApplication, route, PasswordMethod, OidcMethod, serverApp, MemoryLockoutStore, SUPERADMIN
+  AppServer, AuthMixin, resolveServerOptions, RoutedApplication, route, PasswordMethod, OidcMethod, serverApp, MemoryLockoutStore, SUPERADMIN
 } from '@fastify-gatehouse/server'
-export type { AppServerOptions, AuthMethod, LoginMethodDescription, LockoutStore, LoginOptions, OidcProviderOptions } from '@fastify-gatehouse/server'
+export type { AppServerOptions, ResolvedServerOptions, AuthMethod, LoginMethodDescription, LockoutStore, LoginOptions, OidcProviderOptions } from '@fastify-gatehouse/server'

@@ -9,7 +9,7 @@ import type { ApiKeyStore, AuthMethod, UserStore } from 'fastify-gatehouse'
 type SpecInterfaces = [ApiKeyStore, AuthMethod, UserStore]
 
 test('the spec\'s importable symbols come from one package', async (t) => {
-  for (const name of ['AppServer', 'Avatar', 'AuthCore', 'AuthMixin', 'PasswordMethod', 'OidcMethod', 'FileApiKeyStore', 'FileUserStore', 'RoutedApplication', 'route', 'HttpError', 'Redirect', 'middlewareChain']) {
+  for (const name of ['AppServer', 'Avatar', 'AuthCore', 'AuthMixin', 'resolveServerOptions', 'PasswordMethod', 'OidcMethod', 'FileApiKeyStore', 'FileUserStore', 'RoutedApplication', 'route', 'HttpError', 'Redirect', 'middlewareChain']) {
     t.type((gatehouse as Record<string, unknown>)[name], 'function', name)
   }
 })
@@ -72,4 +72,17 @@ test('the route inventory comes from the umbrella: every route with its rule aft
   const refused = await app.inject('/admin')
   t.equal(refused.statusCode, 403, 'the inventory says what the route enforces')
   t.equal(refused.json().code, 'GATEHOUSE_CORE_FORBIDDEN')
+})
+
+test('AuthMixin, the spec\'s symbol, is AppServer: a class extending it is a server with auth', async (t) => {
+  t.equal(gatehouse.AuthMixin(class {}), gatehouse.AppServer)
+  class MyServer extends gatehouse.AuthMixin() {}
+  const server = new MyServer({ logger: false, auth: { basic: { alice: { password: 'correct horse battery', tags: 'reader' } } } })
+  t.teardown(() => server.close())
+  server.register(async (app) => { app.get('/who', { config: { authRule: 'reader' } }, async (request) => request.scope.auth?.identity) })
+  const basic = `Basic ${Buffer.from('alice:correct horse battery').toString('base64')}`
+  const res = await server.inject({ url: '/who', headers: { authorization: basic } })
+  t.equal(res.statusCode, 200)
+  t.equal(res.body, 'alice')
+  t.ok(server instanceof gatehouse.AppServer)
 })

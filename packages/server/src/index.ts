@@ -17,26 +17,14 @@ export { accountDefaults, accountOptionsSchema, resolveAccountOptions } from './
 export type { AccountOptions, ResolvedAccountOptions } from './server-app/account/options.js'
 // allComponents moved to @fastify-gatehouse/components (D-CORE-14); still re-exported here.
 export { allComponents } from '@fastify-gatehouse/components'
-export { AppServer } from './app-server/app-server.js'
-export { ServerBase } from './app-server/server-base.js'
-export type { ServerAuthParts } from './app-server/server-base.js'
-export { AuthMixin } from './app-server/auth-mixin.js'
-export type { ServerAuthConfig } from './app-server/auth-mixin.js'
+export { AppServer, AuthMixin } from './app-server/app-server.js'
+export { checkAdminPassword } from './app-server/admin-password.js'
 export type { ServerDatabaseOptions } from './app-server/database-stores.js'
-export {
-  appServerOptionsSchema,
-  authMixinOptionsSchema,
-  defaults as appServerDefaults,
-  resolveServerBaseOptions,
-  serverBaseOptionsSchema
-} from './app-server/options.js'
-export type {
-  AppServerOptions,
-  AuthMixinOptions,
-  ResolvedServerBaseOptions,
-  ServerAppSettings,
-  ServerBaseOptions
-} from './app-server/options.js'
+export { appServerOptionsSchema } from './app-server/options-schema.js'
+export type { AppServerOptions, ServerAppSettings, ServerAuthConfig } from './app-server/options.js'
+export { resolveChannel } from './app-server/resolve-channel.js'
+export { appServerDefaults, isResolvedServerOptions, resolveServerOptions } from './app-server/resolve-server-options.js'
+export type { ResolvedServerOptions, ResolveNames, SeededTokens, StoreSource } from './app-server/resolve-server-options.js'
 export { RoutedApplication, route } from './app-server/routed-application.js'
 export type { RouteDecoratorOptions } from './app-server/routed-application.js'
 export { SUPERADMIN } from './server-app/admin-api.js'

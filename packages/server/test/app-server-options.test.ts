@@ -1,5 +1,5 @@
 import { test } from 'tap'
-import { AppServer, appServerDefaults, resolveServerBaseOptions, type AppServerOptions } from '@fastify-gatehouse/server'
+import { AppServer, appServerDefaults, resolveServerOptions, type AppServerOptions } from '@fastify-gatehouse/server'
 import { hashPassword } from '@fastify-gatehouse/auth'
 
 // AppServer's options are checked once, when the server is made, and every
@@ -85,12 +85,12 @@ test('a bad issuer no longer reaches a request', async (t) => {
 })
 
 test('resolved options: defaults applied, frozen', async (t) => {
-  const resolved = resolveServerBaseOptions({ debug: true })
+  const resolved = resolveServerOptions({ debug: true })
   t.equal(resolved.debug, true)
   t.equal(resolved.login, appServerDefaults.login)
   t.same(resolved.server, appServerDefaults.server)
   t.ok(Object.isFrozen(resolved) && Object.isFrozen(appServerDefaults) && Object.isFrozen(appServerDefaults.serverApp))
-  t.throws(() => resolveServerBaseOptions({ users: {} } as never), { code: INVALID, message: /^users: unknown option/ }, 'the base alone takes no auth options')
+  t.throws(() => resolveServerOptions({ user: {} } as never), { code: INVALID, message: /^user: unknown option/ }, 'an unknown key is refused, naming it')
 })
 
 test('a seeded user gives exactly one of password and passwordHash, and a hash that parses (issue 25, item 1)', async (t) => {

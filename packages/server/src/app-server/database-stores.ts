@@ -58,32 +58,39 @@ export interface DatabaseStores {
 }
 
 /**
- * Checks `database` (a URL or {@link ServerDatabaseOptions}) as the server
- * option it is: errors name `database` or `database.<key>`, never the
- * password. Loads the PostgreSQL package.
+ * Checks the shape of `database` (a URL or {@link ServerDatabaseOptions})
+ * as the server option it is, without loading the PostgreSQL package:
+ * the keys, exactly one of url and pool, `migrate`, no pool options beside
+ * a pool of yours. The values only PostgreSQL knows (the URL, the schema
+ * and table names, the numbers) are the package's to check, when the
+ * stores open ({@link openDatabaseStores}). Errors name `database` or
+ * `database.<key>`, never the password.
  */
-export async function checkDatabaseOption (database: unknown): Promise<ServerDatabaseOptions> {
-  const postgres = await postgresPackage()
-  if (typeof database === 'string') return { url: postgres.checkPostgresUrl(database, 'database') }
+export function resolveDatabaseOption (database: unknown): ServerDatabaseOptions {
+  if (typeof database === 'string') return Object.freeze({ url: database })
   if (!isPlainObject(database)) throw new GATEHOUSE_SERVER_INVALID_OPTIONS('database', 'expected a postgres:// URL or { url | pool, schema?, tablePrefix?, migrate? }')
   for (const key of Object.keys(database)) {
     if (!KEYS.includes(key)) throw new GATEHOUSE_SERVER_INVALID_OPTIONS(`database.${key}`, `unknown option (known: ${KEYS.join(', ')})`)
   }
   if ((database.url === undefined) === (database.pool === undefined)) throw new GATEHOUSE_SERVER_INVALID_OPTIONS('database', 'give exactly one of url and pool')
-  if (database.url !== undefined) postgres.checkPostgresUrl(database.url, 'database.url')
+  if (database.migrate !== undefined && typeof database.migrate !== 'boolean') throw new GATEHOUSE_SERVER_INVALID_OPTIONS('database.migrate', 'expected true or false')
+  if (database.pool !== undefined) {
+    const poolKey = POOL_KEYS.find((key) => database[key] !== undefined)
+    if (poolKey !== undefined) throw new GATEHOUSE_SERVER_INVALID_OPTIONS(`database.${poolKey}`, 'applies to the pool the server opens from url; set it on the pool you give')
+  }
+  return Object.freeze({ ...database }) as unknown as ServerDatabaseOptions
+}
+
+// The values of a database option whose shape resolveDatabaseOption checked.
+function checkDatabaseValues (postgres: Awaited<ReturnType<typeof postgresPackage>>, database: ServerDatabaseOptions, given: 'database' | 'database.url'): void {
+  if (database.url !== undefined) postgres.checkPostgresUrl(database.url, given)
   if (database.schema !== undefined) postgres.checkSchema(database.schema, 'database.schema')
   if (database.tablePrefix !== undefined) postgres.checkTablePrefix(database.tablePrefix, 'database.tablePrefix')
-  if (database.migrate !== undefined && typeof database.migrate !== 'boolean') throw new GATEHOUSE_SERVER_INVALID_OPTIONS('database.migrate', 'expected true or false')
   for (const key of NUMBERS) {
     if (database[key] === undefined) continue
-    if (database.pool !== undefined && (POOL_KEYS as readonly string[]).includes(key)) {
-      throw new GATEHOUSE_SERVER_INVALID_OPTIONS(`database.${key}`, 'applies to the pool the server opens from url; set it on the pool you give')
-    }
     const problem = postgres.postgresOptionProblem(key, database[key])
     if (problem !== undefined) throw new GATEHOUSE_SERVER_INVALID_OPTIONS(`database.${key}`, problem)
   }
-  // The pool itself is checked by the stores.
-  return database as unknown as ServerDatabaseOptions
 }
 
 /**
@@ -97,8 +104,9 @@ export async function checkDatabaseOption (database: unknown): Promise<ServerDat
  * pool, before the error is passed on, so a failed boot leaves no
  * connection behind.
  */
-export async function openDatabaseStores (database: ServerDatabaseOptions, roles: DatabaseRoles): Promise<DatabaseStores> {
+export async function openDatabaseStores (database: ServerDatabaseOptions, roles: DatabaseRoles, given: 'database' | 'database.url' = 'database.url'): Promise<DatabaseStores> {
   const postgres = await postgresPackage()
+  checkDatabaseValues(postgres, database, given)
   const connection = database.pool === undefined ? { url: database.url } : { pool: database.pool }
   const names = {
     ...(database.schema === undefined ? {} : { schema: database.schema }),

@@ -54,15 +54,24 @@ export interface ConfigFile {
 
 /**
  * Reads and checks a config file (`--config`, relative to the working
- * directory), its stores included, before anything opens: what `serve`,
- * `users`, `keys` and `migrate` read.
+ * directory), its stores included, before anything opens: what `serve`
+ * reads (the server resolves the rest, once: resolveServerOptions).
  */
-export async function readConfig (io: CliIo, file: string): Promise<ConfigFile> {
+export async function readConfigFile (io: CliIo, file: string): Promise<Omit<ConfigFile, 'passwordPolicy'>> {
   const path = resolve(io.cwd, file)
   const config = await loadRecipe(path, { components: allComponents, serverAppSchema, env: io.env })
   // Every store the file names, checked before anything opens (D-REDIS-05);
   // the session store sits under middleware.session (D-CONFIG-05).
+  return { path, config, stores: await configStores(config, path) }
+}
+
+/**
+ * {@link readConfigFile} and the file's password policy resolved: what
+ * `users`, `keys` and `migrate` read (no server resolves it for them).
+ */
+export async function readConfig (io: CliIo, file: string): Promise<ConfigFile> {
+  const read = await readConfigFile(io, file)
   // The loader checked its keys and bounds, naming them as written (min_length). D-SERVER-21.
-  const passwordPolicy = resolvePasswordPolicy(config.serverApp?.passwordPolicy as PasswordPolicy | undefined, 'server_app.password_policy')
-  return { path, config, stores: await configStores(config, path), passwordPolicy }
+  const passwordPolicy = resolvePasswordPolicy(read.config.serverApp?.passwordPolicy as PasswordPolicy | undefined, 'server_app.password_policy')
+  return { ...read, passwordPolicy }
 }

@@ -1,18 +1,21 @@
 import { isAbsolute, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
-import { extendOptions, pickServerLimits, type GatehouseConfig } from '@fastify-gatehouse/core'
-import { passwordPolicyDefaults, type LockoutStore } from '@fastify-gatehouse/auth'
+import { pickServerLimits, type GatehouseConfig } from '@fastify-gatehouse/core'
+import type { LockoutStore, PasswordPolicy } from '@fastify-gatehouse/auth'
 import { FileApiKeyStore, FileUserStore } from '@fastify-gatehouse/files'
 import type { SessionStore } from '@fastify-gatehouse/session'
-import { AppServer, type AppServerOptions } from '../app-server/app-server.js'
-import { checkAdminPassword } from '../app-server/auth-mixin.js'
+import { AppServer } from '../app-server/app-server.js'
+import { withOpenedStores, type OpenedStores } from '../app-server/opened-stores.js'
+import type { AppServerOptions } from '../app-server/options.js'
+import { resolveServerOptions, type ResolvedServerOptions, type ResolveNames } from '../app-server/resolve-server-options.js'
 import { RoutedApplication } from '../app-server/routed-application.js'
 import { GATEHOUSE_SERVER_BAD_APP } from '../errors.js'
 import type { AccountOptions } from '../server-app/account/options.js'
+import type { LoginOptions } from '../server-app/options.js'
 import { noArguments, parseCommand } from './arguments.js'
 import { UsageError, type CliIo } from './io.js'
 import { openLockoutStore, openSessionStore, redisHost } from './redis-stores.js'
-import { readConfig } from './config-file.js'
+import { readConfigFile } from './config-file.js'
 import { databaseUrl, DATABASE_ENV } from './database-flag.js'
 import { postgresPackage } from './drivers.js'
 import type { ConfigStores, PostgresStoreConfig, RedisStoreConfig } from './store-config.js'
@@ -48,6 +51,53 @@ async function loadApplication (module: string, cwd: string): Promise<RoutedAppl
   throw new GATEHOUSE_SERVER_BAD_APP(`${module}: the default export must be a RoutedApplication (an instance or a class)`)
 }
 
+// How `gatehouse serve` names what it maps, in the server's errors: as written in the file, or the variable.
+const FILE_NAMES: ResolveNames = {
+  adminPassword: '$GATEHOUSE_ADMIN_PASSWORD',
+  passwordPolicy: 'server_app.password_policy',
+  login: 'server_app.login',
+  account: 'server_app.account'
+}
+
+/**
+ * A config file as AppServer's input (the same input code gives): the
+ * file's sections (checked by the loader), the users' store of the file or
+ * the flags (a PostgreSQL one is AppServer's `database`), and the admin
+ * password from the environment. The stores `serve` opens itself are added
+ * after resolving (withOpenedStores).
+ */
+type UsersStoreConfig = NonNullable<ConfigStores['users']>
+
+function serverInput (config: GatehouseConfig, usersStore: UsersStoreConfig | undefined, primary: RoutedApplication | undefined, adminPassword: string | undefined, migrate: boolean): AppServerOptions {
+  const serverAppConfig = (config.serverApp ?? {}) as { login?: LoginOptions, loginSurface?: boolean, account?: AccountOptions | false, passwordPolicy?: PasswordPolicy }
+  // The file's { postgres: … } is AppServer's database option, its numbers (pool_size, max_stale, …) included.
+  const database = usersStore?.kind === 'postgres'
+    ? { ...withoutKind(usersStore), ...(migrate || usersStore.migrate === true ? { migrate: true } : {}) }
+    : undefined
+  // The file's login.store names where counters live: serve opens it (withOpenedStores).
+  const { store: _lockoutStore, ...login } = serverAppConfig.login ?? {}
+  const { account } = serverAppConfig
+  return {
+    ...(primary === undefined ? {} : { primary }),
+    // The file's auth_middleware is AppServer's auth, the same shape (the JWT verifiers a list).
+    ...(config.authMiddleware === undefined ? {} : { auth: config.authMiddleware }),
+    // Users, keys, and the sessions and lockout counters the file does not place elsewhere: AppServer opens them.
+    ...(database === undefined ? {} : { database }),
+    // D-CLI-02: the admin password from the environment, never from the config file.
+    ...(adminPassword === undefined ? {} : { adminPassword }),
+    ...(serverAppConfig.passwordPolicy === undefined ? {} : { passwordPolicy: serverAppConfig.passwordPolicy }),
+    login: serverAppConfig.loginSurface ?? usersStore !== undefined,
+    ...(config.server?.externalUrl === undefined ? {} : { externalUrl: config.server.externalUrl }),
+    // request_timeout, body_limit, …: checked by the loader, applied by AppServer.
+    ...(config.server === undefined ? {} : { server: pickServerLimits(config.server as Record<string, unknown>) }),
+    ...(serverAppConfig.login === undefined && account === undefined
+      ? {}
+      : { serverApp: { ...(serverAppConfig.login === undefined ? {} : { login }), ...(account === undefined ? {} : { account }) } }),
+    ...(config.middleware === undefined ? {} : { middleware: config.middleware }),
+    logger: true
+  }
+}
+
 /**
  * `gatehouse serve`: an AppServer from a config file; stops gracefully on
  * SIGINT/SIGTERM. Resolves with the exit code once stopped.
@@ -65,38 +115,35 @@ export async function serveCommand (args: string[], io: CliIo, signals: NodeJS.E
   const port = values.port === undefined ? undefined : Number(values.port)
   if (port !== undefined && !(Number.isInteger(port) && port >= 0 && port <= 65535)) throw new UsageError('--port takes 0–65535')
 
-  const { config, stores, passwordPolicy } = values.config === undefined
-    ? { config: {} as GatehouseConfig, stores: {} as ConfigStores, passwordPolicy: passwordPolicyDefaults }
-    : await readConfig(io, values.config)
-  // Checked against the file's policy before anything is opened; the value is never shown.
-  const adminPassword = io.env.GATEHOUSE_ADMIN_PASSWORD === undefined ? undefined : checkAdminPassword(io.env.GATEHOUSE_ADMIN_PASSWORD, '$GATEHOUSE_ADMIN_PASSWORD', passwordPolicy)
+  const { config, stores } = values.config === undefined
+    ? { config: {} as GatehouseConfig, stores: {} as ConfigStores }
+    : await readConfigFile(io, values.config)
   if (values.database !== undefined && stores.users !== undefined) throw new UsageError('--database and the config file\'s server_app.store both name the users\' store: give it in one place')
   // Users and keys: the flag, else the file, else $GATEHOUSE_DATABASE_URL (D-CLI-02).
   const fromUrl = stores.users === undefined ? await databaseUrl(io, values.database) : undefined
   const usersStore = fromUrl === undefined ? stores.users : { kind: 'postgres' as const, url: fromUrl.url }
   if (values.config === undefined && usersStore === undefined) throw new UsageError(`give --config <file>, or a database (--database <url> or $${DATABASE_ENV})`)
   if (values.migrate && usersStore?.kind !== 'postgres') throw new UsageError('--migrate goes with a PostgreSQL store (--database, or server_app.store: { postgres: … })')
-  // The file's { postgres: … } is AppServer's database option, its numbers (pool_size, max_stale, …) included.
-  const database = usersStore?.kind === 'postgres'
-    ? { ...withoutKind(usersStore), ...(values.migrate || usersStore.migrate === true ? { migrate: true } : {}) }
-    : undefined
-  const serverAppConfig = (config.serverApp ?? {}) as { login?: Record<string, unknown>, loginSurface?: boolean, account?: AccountOptions | false }
   const primary = values.app === undefined ? undefined : await loadApplication(values.app, io.cwd)
+  // The file mapped to AppServer's input and resolved, once, before anything
+  // opens: a bad $GATEHOUSE_ADMIN_PASSWORD stops the boot with nothing to close.
+  const resolved = resolveServerOptions(serverInput(config, usersStore, primary, io.env.GATEHOUSE_ADMIN_PASSWORD, values.migrate), FILE_NAMES)
   // Everything opened here, closed in reverse order at the end or on a failure.
   const opened: Array<{ close: () => Promise<void> }> = []
   const closeStores = async (): Promise<void> => {
     for (const store of opened.reverse()) await store.close()
     opened.length = 0
   }
-  let options: AppServerOptions
+  let options: ResolvedServerOptions
   try {
-    options = await serverOptions()
+    options = withOpenedStores(resolved, await openFileStores())
   } catch (err) {
     await closeStores()
     throw err
   }
 
-  async function serverOptions (): Promise<AppServerOptions> {
+  // The stores the file names that the server does not open itself: a folder's users and keys, Redis or PostgreSQL sessions and lockout counters.
+  async function openFileStores (): Promise<OpenedStores> {
     const storeDir = usersStore?.kind === 'folder' ? usersStore.dir : undefined
     if (storeDir !== undefined && !await isStore(storeDir)) {
       io.stderr.write(`gatehouse: server_app.store: no store at ${storeDir} yet; starting an empty one there\n`)
@@ -106,39 +153,11 @@ export async function serveCommand (args: string[], io: CliIo, signals: NodeJS.E
     if (tokens !== undefined) opened.push(tokens)
     const sessionStore = stores.sessions === undefined ? undefined : await openStore(stores.sessions, 'sessions')
     const lockoutStore = stores.lockout === undefined ? undefined : await openStore(stores.lockout, 'lockout counters')
-    const middleware = config.middleware === undefined
-      ? undefined
-      : {
-          ...config.middleware,
-          // The file's section was checked by the loader; only the opened store is checked (D-CHAIN-12).
-          ...(sessionStore === undefined ? {} : { session: extendOptions(config.middleware.session as Record<string, unknown>, { store: sessionStore }, 'middleware.session') })
-        }
-    const login = serverAppConfig.login === undefined
-      ? undefined
-      : {
-          ...serverAppConfig.login,
-          ...(lockoutStore === undefined ? {} : { store: lockoutStore })
-        }
     return {
-      ...(primary === undefined ? {} : { primary }),
-      // The file's auth_middleware is AppServer's auth, the same shape (the JWT verifiers a list).
-      ...(config.authMiddleware === undefined ? {} : { auth: config.authMiddleware }),
       ...(users === undefined ? {} : { users }),
       ...(tokens === undefined ? {} : { tokens }),
-      // Users, keys, and the sessions and lockout counters the file does not place elsewhere: AppServer opens them.
-      ...(database === undefined ? {} : { database }),
-      // D-CLI-02: the admin password from the environment, never from the config file.
-      ...(adminPassword === undefined ? {} : { adminPassword }),
-      ...(config.serverApp?.passwordPolicy === undefined ? {} : { passwordPolicy }),
-      login: serverAppConfig.loginSurface ?? usersStore !== undefined,
-      ...(config.server?.externalUrl === undefined ? {} : { externalUrl: config.server.externalUrl }),
-      // request_timeout, body_limit, …: checked by the loader, applied by AppServer.
-      ...(config.server === undefined ? {} : { server: pickServerLimits(config.server as Record<string, unknown>) }),
-      ...(login === undefined && serverAppConfig.account === undefined
-        ? {}
-        : { serverApp: { ...(login === undefined ? {} : { login }), ...(serverAppConfig.account === undefined ? {} : { account: serverAppConfig.account }) } }),
-      ...(middleware === undefined ? {} : { middleware }),
-      logger: true
+      ...(sessionStore === undefined ? {} : { sessionStore }),
+      ...(lockoutStore === undefined ? {} : { lockoutStore })
     }
   }
 

@@ -21,6 +21,12 @@ export interface LoginPageFailure {
 export interface LoginMethodContext {
   /** The login page (HTML) for a browser whose form sign-in failed: its message, the identity it typed kept. */
   readonly loginPage: (request: FastifyRequest, failure: LoginPageFailure) => string
+  /**
+   * Every login method of this `_server` app, in order: methods of one kind
+   * may share routes (the OIDC providers share one start and one callback
+   * route). Default: this method alone.
+   */
+  readonly methods?: readonly AuthMethod[]
 }
 
 /**

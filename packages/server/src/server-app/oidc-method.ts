@@ -4,7 +4,7 @@ import * as oidc from 'openid-client'
 import { Avatar, errorForLog, MAX_FRESH_SECONDS, redactText, safeNextPath, safeString } from '@fastify-gatehouse/core'
 import { MAX_SESSION_CLAIMS_BYTES, type Session } from '@fastify-gatehouse/session'
 import { GATEHOUSE_SERVER_OIDC_FAILED, GATEHOUSE_SERVER_SESSION_REQUIRED, notFound, oidcFailed, oidcUnavailable } from '../errors.js'
-import type { AuthMethod, LoginMethodDescription } from './auth-method.js'
+import type { AuthMethod, LoginMethodContext, LoginMethodDescription } from './auth-method.js'
 import { sessionClaims } from './oidc-claims.js'
 import { PAGE_HEADERS } from './html.js'
 import { resolveOidcProvider, type OidcMethodContext, type OidcProviderOptions, type ResolvedOidcProvider } from './options.js'
@@ -121,23 +121,23 @@ export class OidcMethod implements AuthMethod {
     })
   }
 
-  register (app: FastifyInstance): void {
-    // One pair of parametric routes serves every provider: route parameters
-    // are percent-decoded, so `oidc:local` and `oidc%3Alocal` both arrive (D-OIDC-02).
-    let methods = byApp.get(app)
-    if (methods === undefined) {
-      byApp.set(app, methods = new Map())
-      const found = methods
-      const method = (id: string): OidcMethod => {
-        const m = found.get(id)
-        if (m === undefined) throw notFound(`No sign-in method ${id}`)
-        return m
-      }
-      app.get<{ Params: { method: string }, Querystring: { next?: unknown, reauth?: unknown } }>('/auth/:method/start', (request, reply) => method(request.params.method).#start(request, reply))
-      app.get<{ Params: { method: string }, Querystring: Record<string, string | undefined> }>('/auth/:method/callback', (request, reply) =>
-        method(request.params.method).#callback(request, reply).catch((err: unknown) => refusalPage(err, request, reply, app.prefix)))
+  register (app: FastifyInstance, context?: LoginMethodContext): void {
+    // One pair of parametric routes serves every OIDC provider of this
+    // `_server` app, added by the first of them from the app's list of
+    // methods: route parameters are percent-decoded, so `oidc:local` and
+    // `oidc%3Alocal` both arrive (D-OIDC-02, D-SERVER-62).
+    const listed = (context?.methods ?? []).filter((m): m is OidcMethod => m instanceof OidcMethod)
+    const providers = listed.includes(this) ? listed : [this]
+    if (providers[0] !== this) return
+    const byId = new Map(providers.map((m) => [m.id, m]))
+    const method = (id: string): OidcMethod => {
+      const m = byId.get(id)
+      if (m === undefined) throw notFound(`No sign-in method ${id}`)
+      return m
     }
-    methods.set(this.id, this)
+    app.get<{ Params: { method: string }, Querystring: { next?: unknown, reauth?: unknown } }>('/auth/:method/start', (request, reply) => method(request.params.method).#start(request, reply))
+    app.get<{ Params: { method: string }, Querystring: Record<string, string | undefined> }>('/auth/:method/callback', (request, reply) =>
+      method(request.params.method).#callback(request, reply).catch((err: unknown) => refusalPage(err, request, reply, app.prefix)))
   }
 
   async #start (request: FastifyRequest<{ Querystring: { next?: unknown, reauth?: unknown } }>, reply: FastifyReply): Promise<FastifyReply> {
@@ -257,6 +257,3 @@ export class OidcMethod implements AuthMethod {
     return reply.code(303).header('location', tx.next).send()
   }
 }
-
-// The OIDC methods of each `_server` app instance, by id.
-const byApp = new WeakMap<FastifyInstance, Map<string, OidcMethod>>()

@@ -7,7 +7,7 @@ import { badLoginRequest, GATEHOUSE_SERVER_INVALID_OPTIONS, GATEHOUSE_SERVER_SES
 import type { AuthMethod, LoginMethodContext, LoginMethodDescription, LoginPageFailure } from './auth-method.js'
 import { acceptFormBodies, isBrowserForm } from './form-body.js'
 import { PAGE_HEADERS } from './html.js'
-import { resolveLoginOptions, type LoginOptions } from './options.js'
+import { resolveLoginOptions, type LoginOptions, type ResolvedLoginOptions } from './options.js'
 import { PasswordCheck } from './password-check.js'
 
 /** Options of {@link PasswordMethod}: the lockout ({@link LoginOptions}) and these. */
@@ -42,10 +42,14 @@ export class PasswordMethod implements AuthMethod {
    */
   readonly passwords: PasswordCheck
 
-  constructor (options: PasswordMethodOptions) {
+  /**
+   * `resolved`: the lockout already resolved (AppServer's, by
+   * resolveServerOptions); the lockout keys of `options` are then ignored.
+   */
+  constructor (options: PasswordMethodOptions, resolved?: ResolvedLoginOptions) {
     const { users, label, now, ...login } = options ?? {}
     if (typeof users?.verify !== 'function') throw new GATEHOUSE_SERVER_INVALID_OPTIONS('users', 'PasswordMethod needs a UserStore')
-    this.passwords = new PasswordCheck(users, resolveLoginOptions(login), now)
+    this.passwords = new PasswordCheck(users, resolved ?? resolveLoginOptions(login), now)
     this.#label = label ?? 'Password'
   }
 

@@ -1,9 +1,9 @@
-import type { FastifyPluginAsync } from 'fastify'
+import type { FastifyInstance, FastifyPluginAsync } from 'fastify'
 import type { Session } from '@fastify-gatehouse/session'
 import { CALLBACK_TIMEOUT_LIMITS, resolvePasswordPolicy, type ApiKeyStore, type ResolvedPasswordPolicy, type UserStore } from '@fastify-gatehouse/auth'
 import { GATEHOUSE_SERVER_INVALID_OPTIONS, GATEHOUSE_SERVER_SESSION_REQUIRED } from '../errors.js'
 import { registerAdminSessions } from './account/admin-sessions.js'
-import { resolveAccountOptions, type AccountOptions } from './account/options.js'
+import { resolveAccountOptions, type AccountOptions, type ResolvedAccountOptions } from './account/options.js'
 import { registerAccountLogout } from './account/logout.js'
 import { registerAccount } from './account/register.js'
 import { registerAccountPage } from './account-page/register.js'
@@ -50,15 +50,41 @@ export interface ServerAppOptions {
  * lists (login methods, the login page's assets) start with that prefix.
  */
 export const serverApp: FastifyPluginAsync<ServerAppOptions> = async function serverApp (app, options) {
+  const { account, passwordPolicy, admin, ...rest } = options
+  if (admin?.callbackTimeout !== undefined && !(admin.callbackTimeout >= CALLBACK_TIMEOUT_LIMITS.min && admin.callbackTimeout <= CALLBACK_TIMEOUT_LIMITS.max)) {
+    throw new GATEHOUSE_SERVER_INVALID_OPTIONS('admin.callbackTimeout', `must be a number of seconds from ${CALLBACK_TIMEOUT_LIMITS.min} to ${CALLBACK_TIMEOUT_LIMITS.max}`)
+  }
+  await mountServerApp(app, {
+    ...rest,
+    ...(admin === undefined ? {} : { admin }),
+    // On by default wherever someone can sign in (D-SERVER-22); the options are checked even when off.
+    account: resolveAccountOptions(account),
+    accountGiven: account !== undefined,
+    passwordPolicy: resolvePasswordPolicy(passwordPolicy, 'passwordPolicy')
+  })
+}
+
+/** {@link ServerAppOptions} resolved: what AppServer hands over (its options resolved once, by resolveServerOptions). */
+export interface ResolvedServerAppOptions extends Omit<ServerAppOptions, 'account' | 'passwordPolicy'> {
+  account: ResolvedAccountOptions | false
+  /** Whether `account` was given: given, the endpoints are on without a login method. */
+  accountGiven: boolean
+  passwordPolicy: ResolvedPasswordPolicy
+}
+
+/** The `_server` app from resolved options: {@link serverApp} without checking them again. */
+export const resolvedServerApp: FastifyPluginAsync<ResolvedServerAppOptions> = async function serverApp (app, options) {
+  await mountServerApp(app, options)
+}
+
+async function mountServerApp (app: FastifyInstance, options: ResolvedServerAppOptions): Promise<void> {
   if (!app.hasPlugin('@fastify-gatehouse/session')) throw new GATEHOUSE_SERVER_SESSION_REQUIRED()
   const ids = new Set<string>()
   for (const method of options.methods ?? []) {
     if (ids.has(method.id)) throw new GATEHOUSE_SERVER_INVALID_OPTIONS('methods', `login method ${method.id} is given twice`)
     ids.add(method.id)
   }
-  // AppServer hands it over resolved (resolving it again changes nothing);
-  // a direct registration may give it as written.
-  const passwordPolicy = resolvePasswordPolicy(options.passwordPolicy, 'passwordPolicy')
+  const { account, passwordPolicy } = options
   // Before any route: every body here refuses unknown fields (D-SERVER-08).
   strictBodies(app)
   acceptFormBodies(app)
@@ -78,10 +104,8 @@ export const serverApp: FastifyPluginAsync<ServerAppOptions> = async function se
     return { status: 'ok' }
   })
 
-  for (const method of options.methods ?? []) await method.register(app, { loginPage })
-  // On by default wherever someone can sign in (D-SERVER-22); the options are checked even when off.
-  const account = resolveAccountOptions(options.account)
-  const accountOn = account !== false && (options.account !== undefined || (options.methods ?? []).length > 0)
+  for (const method of options.methods ?? []) await method.register(app, { loginPage, methods: options.methods ?? [] })
+  const accountOn = account !== false && (options.accountGiven || (options.methods ?? []).length > 0)
   registerLogoutPage(app, accountOn)
   if (accountOn) {
     const password = (options.methods ?? []).find((method): method is PasswordMethod => method instanceof PasswordMethod)
@@ -93,9 +117,6 @@ export const serverApp: FastifyPluginAsync<ServerAppOptions> = async function se
   }
   if (options.admin !== undefined) {
     const { users, tokens, callbackTimeout } = options.admin
-    if (callbackTimeout !== undefined && !(callbackTimeout >= CALLBACK_TIMEOUT_LIMITS.min && callbackTimeout <= CALLBACK_TIMEOUT_LIMITS.max)) {
-      throw new GATEHOUSE_SERVER_INVALID_OPTIONS('admin.callbackTimeout', `must be a number of seconds from ${CALLBACK_TIMEOUT_LIMITS.min} to ${CALLBACK_TIMEOUT_LIMITS.max}`)
-    }
     // Encapsulated: the form refusal holds for the admin routes only (the sign-in and account forms stay).
     await app.register(async function adminApi (admin) {
       refuseFormBodies(admin)
