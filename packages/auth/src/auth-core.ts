@@ -342,8 +342,7 @@ export class AuthCore {
   #accept (token: string, result: VerifiedJwt | JwtFailure, now: number): Avatar | undefined {
     if (!('avatar' in result)) return undefined
     // D-AUTH-61: once the cache is full, a token must come back to get in.
-    if (this.#jwtCache.full && !this.#jwtRepeats.repeated(token)) return result.avatar
-    this.#jwtCache.set(token, result.avatar, Math.min(result.validUntil, now + this.#jwtTtlMs), now)
+    this.#jwtCache.admit(token, result.avatar, Math.min(result.validUntil, now + this.#jwtTtlMs), now, this.#jwtRepeats)
     return result.avatar
   }
 

@@ -70,6 +70,18 @@ export class BoundedCache<V> {
     this.#read[slot] = 0
   }
 
+  /**
+   * {@link set}, except that once the cache is {@link full} a new key gets
+   * in only when `gate` says it came back (a RepeatFilter's `repeated`,
+   * asked only then): a stream of one-off keys cannot flush the entries in
+   * use. One call for what a caller would otherwise ask as `full`, then `set`.
+   * D-AUTH-61.
+   */
+  admit (key: string, value: V, expiresAt: number, now: number, gate: { repeated (key: string): boolean }): void {
+    if (this.#max === 0 || (this.#keys.length >= this.#max && !gate.repeated(key))) return
+    this.set(key, value, expiresAt, now)
+  }
+
   /** Forgets `key` (a credential whose user changed). */
   delete (key: string): void {
     const slot = this.#slots.get(key)

@@ -1,7 +1,7 @@
 import { compileClaimPatterns, type ClaimMatcher, type ClaimPatterns } from './jwt-matchers.js'
 
 // What a verifier asks of a verified token beyond RFC 7519's time, iss and
-// aud checks (jwt-claims.ts): its header `typ`, claims that must be
+// aud checks (DecodedJws.checkClaims in jws.ts): its header `typ`, claims that must be
 // present, and matchers on `sub`, `jti` and `nonce`. Compiled at boot;
 // checked after the signature and the time claims.
 

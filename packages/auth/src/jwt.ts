@@ -1,16 +1,15 @@
 import { KeyObject, type webcrypto } from 'node:crypto'
 import type { FastifyRequest } from 'fastify'
 import { createRemoteJWKSet, importJWK, importSPKI, type JWK } from 'jose'
-import { Avatar } from '@fastify-gatehouse/core'
+import { Avatar, parseTags, SUPERADMIN, TAG_CHARACTERS } from '@fastify-gatehouse/core'
+import { tokenTagSettings, type TokenTagPolicy, type TokenTagSettings } from './config-tags.js'
 import { GATEHOUSE_AUTH_INVALID_CONFIG, REVOCATION_UNAVAILABLE } from './errors.js'
-import { checkClaims, type ClaimRules } from './jwt-claims.js'
-import { keyProblem, signatureValid, type DecodedJws } from './jws.js'
+import { keyProblem, signatureValid, type ClaimRules, type DecodedJws } from './jws.js'
 import { KeyResolver, type JwtKeyResolver } from './jwt-key-resolver.js'
 import { compileClaimPatterns, type ClaimMatcher, type ClaimPatterns } from './jwt-matchers.js'
 import { claimPolicy, type ClaimPolicy } from './jwt-policy.js'
 import { RevocationCheck, type JwtRevocationCheck, type Revocation } from './jwt-revocation.js'
 import { CALLBACK_TIMEOUT_SECONDS } from './outside-call.js'
-import { tokenTagSettings, tokenTags, type TokenTagPolicy, type TokenTagSettings } from './token-tags.js'
 
 /** Algorithms a verifier may pin; `none` is not one of them. */
 export const JWT_ALGORITHMS = ['HS256', 'HS384', 'HS512', 'RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'] as const
@@ -170,6 +169,7 @@ export class JwtVerifier {
   readonly #remoteKeys = new WeakMap<object, KeyObject | string>()
   readonly #rules: ClaimRules
   readonly #tags: readonly string[]
+  readonly #tagSet: ReadonlySet<string>
   readonly #tagPolicy: TokenTagPolicy
   readonly #identityClaim: string
   readonly #resolver: KeyResolver | undefined
@@ -198,6 +198,7 @@ export class JwtVerifier {
       ...(audience === undefined ? {} : { audience })
     }
     this.#tags = tags.tags
+    this.#tagSet = new Set(tags.tags)
     this.#tagPolicy = tags.policy
     this.#identityClaim = options.identityClaim ?? 'sub'
   }
@@ -325,7 +326,7 @@ export class JwtVerifier {
   #check (jws: DecodedJws, key: KeyObject | Buffer, now: number): VerifiedJwt | JwtFailure {
     // D-AUTH-01: the signature is checked before the payload is parsed.
     if (!signatureValid(this.algorithm, key, jws)) return { detail: 'The token signature is invalid' }
-    const checked = checkClaims(jws.claims, this.#rules, now)
+    const checked = jws.checkClaims(this.#rules, now)
     if ('detail' in checked) return checked
     const { claims } = checked
     const problem = this.#policy?.(jws.header, claims)
@@ -335,10 +336,11 @@ export class JwtVerifier {
     if (typeof identity !== 'string' || identity === '') return { detail: `The token has no ${this.#identityClaim} claim` }
     const granted = tokenTags(claims, this.#tagPolicy)
     if ('detail' in granted) return granted
-    const tags = granted.length === 0 ? this.#tags : [...this.#tags, ...granted]
+    // The verifier's own tags first, then the token's others: the list parseTags would make of both (D-AUTH-90).
+    const tags = granted.length === 0 ? this.#tags : [...this.#tags, ...granted.filter((tag) => !this.#tagSet.has(tag))]
     let avatar: Avatar
     try {
-      avatar = new Avatar(identity, { tags, backend: `jwt:${this.name}`, authenticatedAt: authTime(claims.auth_time, now, this.#rules.clockTolerance), claims })
+      avatar = Avatar.withCheckedTags(identity, { tags, backend: `jwt:${this.name}`, authenticatedAt: authTime(claims.auth_time, now, this.#rules.clockTolerance), claims })
     } catch {
       // A number JSON cannot hold (1e400 parses as Infinity) or claims nested
       // past Avatar's depth: a refusal, never a 500 (verify never throws).
@@ -346,6 +348,31 @@ export class JwtVerifier {
     }
     return { avatar, validUntil, expiresAt: checked.validUntil }
   }
+}
+
+const NO_TAGS: readonly string[] = Object.freeze([])
+// The rule grammar's alphabet, core's one definition (D-RULES-06).
+const TAG = new RegExp(`^${TAG_CHARACTERS}+$`)
+
+/**
+ * The tags a verified token grants under `policy`: its claim read as a list
+ * or a comma-separated string, every tag in the rule grammar's alphabet
+ * (else the token is refused), then only those the policy allows (others
+ * are dropped). The reason for a refusal is RFC 6750 `error_description`
+ * words and never quotes the token.
+ * D-AUTH-13: no claim is read unless named; D-AUTH-05: a wrong type refuses; D-AUTH-14: filtered, not refused.
+ */
+function tokenTags (claims: Readonly<Record<string, unknown>>, policy: TokenTagPolicy): readonly string[] | { readonly detail: string } {
+  const { claim } = policy
+  if (claim === undefined) return NO_TAGS
+  const value = claims[claim]
+  if (value === undefined || value === null) return NO_TAGS
+  if (typeof value !== 'string' && !(Array.isArray(value) && value.every((tag) => typeof tag === 'string'))) {
+    return { detail: `The ${claim} claim must be a list or a comma-separated string` }
+  }
+  const tags = parseTags(value as string | string[])
+  if (!tags.every((tag) => TAG.test(tag))) return { detail: `The ${claim} claim holds a tag with characters other than letters, digits and _ . : -` }
+  return tags.filter((tag) => (tag !== SUPERADMIN || policy.allowSuperadmin) && (policy.allowed === undefined || policy.allowed.has(tag)))
 }
 
 function revocationOutcome (answer: Revocation, verified: VerifiedJwt): VerifiedJwt | JwtFailure {

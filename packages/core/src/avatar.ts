@@ -6,6 +6,12 @@ import { brandClass } from './process-wide.js'
 // Basic sign-in time, fresh tags) shares them instead of copying.
 const frozenClaims = new WeakSet<object>()
 
+// Set by Avatar.withCheckedTags for the one constructor call it makes, read
+// (and cleared) by that call. A module variable, not a key a caller could
+// pass: each copy of core trusts only its own lists, and no init object from
+// outside can claim its tags were checked.
+let tagsChecked = false
+
 /** How an {@link Avatar} is built. */
 export interface AvatarInit {
   /** Tags as a comma string or a list; trimmed, empties dropped. Default: none. */
@@ -88,7 +94,8 @@ export class Avatar {
       throw new GATEHOUSE_CORE_INVALID_AVATAR('claims must be an object of JSON data, or null')
     }
     // D-RULES-06: the alphabet is not enforced here: an avatar built from stored data must not become a 500.
-    const tags = parseTags(init.tags)
+    const tags = tagsChecked ? init.tags as readonly string[] : parseTags(init.tags)
+    tagsChecked = false
     this.identity = identity
     this.tags = Object.freeze(tags)
     this.backend = init.backend
@@ -97,6 +104,24 @@ export class Avatar {
     this.#claims = claims === null || frozenClaims.has(claims) ? claims : frozenJson(claims, 0) as Readonly<Record<string, unknown>>
     if (this.#claims !== null) frozenClaims.add(this.#claims)
     this.#tagSet = new Set(tags)
+  }
+
+  /**
+   * An avatar whose `tags` are already what {@link parseTags} makes of them
+   * (strings, trimmed, none empty, no duplicates), as a verifier that has
+   * just parsed and checked them holds them: taken as they are (and frozen)
+   * instead of being parsed again. Everything else is checked as by the
+   * constructor. For Gatehouse's components; tags from anywhere else go
+   * through the constructor.
+   * D-AUTH-90.
+   */
+  static withCheckedTags (identity: string, init: AvatarInit & { tags: readonly string[] }): Avatar {
+    tagsChecked = true
+    try {
+      return new Avatar(identity, init)
+    } finally {
+      tagsChecked = false
+    }
   }
 
   /**
