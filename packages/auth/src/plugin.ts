@@ -1,11 +1,43 @@
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify'
-import { bootWarning, credentialCookiesGuarded, declareCredentialCookie, isThenable, routeNeedsCaller, type Avatar } from '@fastify-gatehouse/core'
+import { bootWarning, credentialCookiesGuarded, declareCredentialCookie, routeNeedsCaller, type Avatar } from '@fastify-gatehouse/core'
 import { announceAccepted } from './anonymous-challenge.js'
 import { AuthCore } from './auth-core.js'
 import { cookieToken } from './jwt-cookie.js'
-import { repeatsAuthorization } from './duplicate-authorization.js'
 import { GATEHOUSE_AUTH_DUPLICATE_AUTHORIZATION } from './errors.js'
 import { KNOWN_SECTIONS, type AuthOptions } from './options.js'
+
+// Node's HTTP parser keeps the first Authorization header and drops the
+// others (RFC 9110 §5.3: it is not a list header); a proxy in front may keep
+// the last one. The raw header list still holds them all (D-AUTH-18).
+
+const NAME = 'authorization'
+
+// ASCII case-insensitive: every character of NAME is a lower-case letter,
+// so `| 0x20` folds exactly A–Z onto a–z and nothing else onto a letter.
+function isAuthorization (name: string): boolean {
+  if (name === 'Authorization' || name === NAME) return true
+  for (let i = 0; i < NAME.length; i++) {
+    if ((name.charCodeAt(i) | 0x20) !== NAME.charCodeAt(i)) return false
+  }
+  return true
+}
+
+/**
+ * Whether `rawHeaders` (`[name, value, name, value, …]`, as on
+ * `IncomingMessage`) names `Authorization` more than once, in any case.
+ * One pass, no allocation; only names of 13 characters are compared.
+ */
+function repeatsAuthorization (rawHeaders: readonly string[]): boolean {
+  let seen = false
+  for (let i = 0; i < rawHeaders.length; i += 2) {
+    const name = rawHeaders[i]!
+    if (name.length === NAME.length && isAuthorization(name)) {
+      if (seen) return true
+      seen = true
+    }
+  }
+  return false
+}
 
 /**
  * The auth component's plugin: builds one {@link AuthCore} at registration
@@ -76,13 +108,16 @@ export const authHook: FastifyPluginAsync<AuthOptions> = async function auth (ap
 }
 
 // The caller on the request, at once when known, else when the promise settles.
+// AuthCore answers an Avatar, null or a native Promise: a store's or a
+// callback's thenable is wrapped in one where it is called (callOut,
+// D-CORE-04), so `instanceof` is the whole test.
 function settle (request: FastifyRequest, caller: Avatar | null | Promise<Avatar | null>, done: (err?: Error) => void): void {
-  if (!isThenable(caller)) {
+  if (!(caller instanceof Promise)) {
     request.scope.auth = caller
     done()
     return
   }
-  ;(caller as Promise<Avatar | null>).then((avatar) => {
+  caller.then((avatar) => {
     request.scope.auth = avatar
     done()
   }, done)

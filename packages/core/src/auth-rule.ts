@@ -12,7 +12,10 @@
 // so it holds for every caller it is asked about. D-RULES-12: `*` is
 // outside the tag alphabet, so it can never be, or shadow, a real tag.
 
+import type { FastifyRequest } from 'fastify'
+import { anonymousRefusal, forbidden } from './anonymous-refusal.js'
 import { GATEHOUSE_CORE_INVALID_AUTH_RULE_SYNTAX } from './errors.js'
+import type { RouteRecord } from './route-record.js'
 import { TAG_CHARACTERS } from './tags.js'
 
 /** Something that has tags: an `Avatar`, or any object with `hasTag`. */
@@ -131,4 +134,18 @@ export function compileAuthRule (rule: string): AuthRule {
   if (rule.length > MAX_LENGTH) throw new AuthRuleSyntaxError(`longer than ${MAX_LENGTH} characters`, MAX_LENGTH)
   if (rule.trim() === '') throw new AuthRuleSyntaxError('empty rule', 0)
   return new Parser(rule).parse()
+}
+
+/**
+ * Why `request`'s caller fails the compiled rule `allows`, or `undefined`
+ * when it passes: anonymous, the refusal the route's record calls for (401
+ * with a challenge, or a sign-in; `record` is `undefined` for a scope's 404
+ * handler, which is no route); signed in, 403 `GATEHOUSE_CORE_FORBIDDEN`.
+ * Beside the rules it asks, so a rule check on every request is one call here.
+ * D-RULES-02: an anonymous caller never satisfies a rule, even a purely negative one.
+ */
+export function ruleRefusal (allows: AuthRule, record: Pick<RouteRecord, 'accepts' | 'challengeAnonymous'> | undefined, request: FastifyRequest): Error | undefined {
+  const caller = request.scope?.auth ?? null
+  if (caller !== null && allows(caller)) return undefined
+  return caller === null ? anonymousRefusal(record, request.headers.authorization) : forbidden()
 }

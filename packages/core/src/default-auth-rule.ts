@@ -1,10 +1,9 @@
 import type { FastifyInstance } from 'fastify'
-import { AuthRuleSyntaxError, compileAuthRule, type AuthRule } from './auth-rule.js'
+import { AuthRuleSyntaxError, compileAuthRule, ruleRefusal, type AuthRule } from './auth-rule.js'
 import { GATEHOUSE_CORE_INVALID_AUTH_RULE, GATEHOUSE_CORE_UNENFORCED_AUTH_RULE } from './errors.js'
 import type { AnyFastifyInstance } from './fastify-instance.js'
 import { declaredRule, routeName, routeRecord } from './route-record.js'
 import { declaredRoutes } from './route-table.js'
-import { ruleRefusal } from './rule-refusal.js'
 
 // D-RULES-13: a scope's default rule. Kept on the instance under a
 // registered symbol (any copy of core reads it, D-CORE-05): an encapsulated

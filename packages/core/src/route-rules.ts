@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyPluginCallback, onRequestHookHandler, RouteOptions } from 'fastify'
 import fp from 'fastify-plugin'
-import { compileAuthRule, AuthRuleSyntaxError, type AuthRule } from './auth-rule.js'
+import { compileAuthRule, AuthRuleSyntaxError, ruleRefusal, type AuthRule } from './auth-rule.js'
 import { scopeDefaultRule } from './default-auth-rule.js'
 import { GATEHOUSE_CORE_INVALID_AUTH_RULE, GATEHOUSE_CORE_INVALID_FRESH, GATEHOUSE_CORE_INVALID_ROUTE_OPTION } from './errors.js'
 import type { AnyFastifyInstance } from './fastify-instance.js'
@@ -8,7 +8,6 @@ import { freshProblem, isFresh, ReauthenticateError } from './fresh.js'
 import { declaredChallenges } from './route-challenges.js'
 import { routeRecord, withRouteRecord, type RouteRecord } from './route-record.js'
 import { startRouteTable } from './route-table.js'
-import { ruleRefusal } from './rule-refusal.js'
 
 declare module 'fastify' {
   interface FastifyContextConfig {
