@@ -55,3 +55,21 @@ test('Avatar.claims refuses what is not JSON data', async (t) => {
   for (let i = 0; i < 40; i++) deep = { d: deep }
   t.throws(() => new Avatar('a', { backend: 'x', claims: deep }), code)
 })
+
+// D-AUTH-90: a verifier's already-parsed tags are taken as they are, and only through withCheckedTags.
+test('Avatar.withCheckedTags takes the list as given, checks the rest, and trusts nothing after it', async (t) => {
+  const list = ['admin', 'ops']
+  const a = Avatar.withCheckedTags('alice', { tags: list, backend: 'jwt:main', authenticatedAt: 5, claims: { sub: 'alice' } })
+  t.ok(a instanceof Avatar)
+  t.equal(a.tags, list, 'the same list, not a parsed copy')
+  t.ok(Object.isFrozen(a.tags))
+  t.ok(a.hasTag('ops'))
+  t.equal(a.authenticatedAt, 5)
+  t.same(a.claims, { sub: 'alice' })
+  t.throws(() => Avatar.withCheckedTags('', { tags: [], backend: 'jwt:main' }), { code: 'GATEHOUSE_CORE_INVALID_AVATAR' })
+  // A throw inside must not leave the next constructor trusting its tags.
+  const b = new Avatar('bob', { tags: [' ops ', 'ops', ''], backend: 'basic' })
+  t.same(b.tags, ['ops'], 'the constructor still parses after a withCheckedTags that threw')
+  const c = new Avatar('carol', { tags: [' ops '], backend: 'basic' })
+  t.same(c.tags, ['ops'], 'and after one that succeeded')
+})
