@@ -18,6 +18,7 @@ export type { AccountOptions, ResolvedAccountOptions } from './server-app/accoun
 // allComponents moved to @fastify-gatehouse/components (D-CORE-14); still re-exported here.
 export { allComponents } from '@fastify-gatehouse/components'
 export { AppServer, AuthMixin } from './app-server/app-server.js'
+export type { AppServerCreateOptions, AppServerPlugin } from './app-server/app-server.js'
 export { checkAdminPassword } from './app-server/admin-password.js'
 export type { ServerDatabaseOptions } from './app-server/database-stores.js'
 export { appServerOptionsSchema } from './app-server/options-schema.js'
