@@ -23,8 +23,25 @@ export interface ResolvedPasswordPolicy {
   readonly maxLength: number
 }
 
+// Marks a policy resolvePasswordPolicy made: passwordProblem takes it as it
+// is and resolves any other object first (a plain `{ minLength: 12 }` from
+// JavaScript), so a missing bound is the default, never "no bound". The mark
+// is the object's own (non-enumerable, so a copy is not marked and
+// comparisons and JSON see only the two bounds); no registry holds it.
+// D-PASSWORD-11.
+const kResolvedPolicy = Symbol('gatehouse.resolvedPasswordPolicy')
+
+function resolvedPolicy (minLength: number, maxLength: number): ResolvedPasswordPolicy {
+  const policy = { minLength, maxLength }
+  Object.defineProperty(policy, kResolvedPolicy, { value: true })
+  return Object.freeze(policy)
+}
+
+const isResolvedPolicy = (policy: unknown): policy is ResolvedPasswordPolicy =>
+  typeof policy === 'object' && policy !== null && (policy as Record<symbol, unknown>)[kResolvedPolicy] === true
+
 /** The defaults of {@link PasswordPolicy}. */
-export const passwordPolicyDefaults: ResolvedPasswordPolicy = Object.freeze({ minLength: 8, maxLength: 256 })
+export const passwordPolicyDefaults: ResolvedPasswordPolicy = resolvedPolicy(8, 256)
 
 /**
  * The rule a password broke: too short, too long, a character that is not
@@ -81,15 +98,8 @@ export function resolvePasswordPolicy (policy: PasswordPolicy | undefined = {}, 
   const minLength = policy.minLength === undefined ? passwordPolicyDefaults.minLength : lengthOption(policy.minLength, 'minLength', MIN_LENGTH_FLOOR, MIN_LENGTH_TOP, where)
   const maxLength = policy.maxLength === undefined ? passwordPolicyDefaults.maxLength : lengthOption(policy.maxLength, 'maxLength', MAX_LENGTH_FLOOR, MAX_LENGTH_TOP, where)
   if (maxLength < minLength) throw new GATEHOUSE_AUTH_INVALID_CONFIG(`${where}.maxLength`, `must not be below minLength (${minLength})`)
-  const resolved = Object.freeze({ minLength, maxLength })
-  resolvedPolicies.add(resolved)
-  return resolved
+  return resolvedPolicy(minLength, maxLength)
 }
-
-// The policies resolvePasswordPolicy made: any other object handed to
-// passwordProblem (a plain `{ minLength: 12 }` from JavaScript) is resolved
-// first, so a missing bound is the default, never "no bound".
-const resolvedPolicies = new WeakSet<object>([passwordPolicyDefaults])
 
 let common: ReadonlySet<string> | undefined
 
@@ -139,7 +149,7 @@ function identityWords (identity: string): string[] {
  */
 export function passwordProblem (password: string, identity: string, policy: ResolvedPasswordPolicy = passwordPolicyDefaults): PasswordProblem | null {
   if (typeof password !== 'string') return { rule: 'min-length', message: 'The password must be a string.' }
-  const { minLength, maxLength } = resolvedPolicies.has(policy) ? policy : resolvePasswordPolicy(policy)
+  const { minLength, maxLength } = isResolvedPolicy(policy) ? policy : resolvePasswordPolicy(policy)
   // Judged as it is hashed (NFC: D-PASSWORD-09), so a decomposed "é" does
   // not count twice; the length and the words are judged without the
   // invisible format characters (zero-width space, soft hyphen, BOM…), so

@@ -242,3 +242,14 @@ test('a policy object not made by resolvePasswordPolicy is resolved first: a mis
   t.match(passwordProblem('short', 'x', {} as never), { rule: 'min-length', message: 'The password must be at least 8 characters long.' })
   t.throws(() => passwordProblem('long enough words', 'x', { minLength: 3 } as never), { code: 'GATEHOUSE_AUTH_INVALID_CONFIG' })
 })
+
+test('a resolved policy is marked on itself, not in a registry: it is taken as it is, a copy is resolved again', async (t) => {
+  const policy = resolvePasswordPolicy({ minLength: 12 })
+  t.ok(Object.isFrozen(policy))
+  t.same(Object.keys(policy), ['minLength', 'maxLength'], 'only the two bounds show')
+  t.equal(JSON.stringify(policy), '{"minLength":12,"maxLength":256}')
+  t.match(passwordProblem('short', 'x', policy), { rule: 'min-length', message: 'The password must be at least 12 characters long.' })
+  // A copy with a bound out of range is not taken as resolved: passwordProblem resolves it and refuses it.
+  t.throws(() => passwordProblem('long enough words', 'x', { ...policy, minLength: 3 }), { code: 'GATEHOUSE_AUTH_INVALID_CONFIG' })
+  t.equal(passwordProblem('long enough words', 'x', { ...policy }), null, 'an unmarked copy in range is resolved and used')
+})

@@ -46,6 +46,7 @@ export { validateOptions } from './validate.js'
 export { defineStoreDriver, openStore, storeRoles } from './store-driver.js'
 export type { OpenedStore, StoreDriver, StoreOpener, StoreOpeners, StoreRole, StoreRoles } from './store-driver.js'
 export { extendOptions } from './validated-options.js'
+export { resolveChannel, resolveSection } from './resolve-channel.js'
 export {
   addVary,
   CONTROL_CHARACTER,

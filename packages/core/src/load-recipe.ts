@@ -1,15 +1,16 @@
 import { readFile } from 'node:fs/promises'
 import { dirname, extname } from 'node:path'
-import { Type, type TObject, type TSchema } from '@sinclair/typebox'
+import type { TObject, TSchema } from '@sinclair/typebox'
 import { ConfigSyntaxError, describeAt, parseJsonConfig, parseYamlConfig } from './config-parse.js'
 import { resolveSecrets } from './config-secrets.js'
+import { resolveSection } from './resolve-channel.js'
 import { componentsByName, knownNames, type ComponentList } from './component-list.js'
 import { GATEHOUSE_CORE_CONFIG_FILE, GATEHOUSE_CORE_INVALID_OPTIONS, GATEHOUSE_CORE_UNKNOWN_COMPONENT } from './errors.js'
 import { resolveRecipe, type ComponentSetting, type Recipe } from './recipe.js'
 import { camelToSnake, fromFileKeys, joinPath } from './validate.js'
-import { checkOnce, frozenData } from './validated-options.js'
+import { checkOnce, frozenData, recordResolved } from './validated-options.js'
 import { isPlainObject } from './plain-object.js'
-import { pickServerLimits, resolveServerLimits, serverLimitsSchema, type ServerLimits } from './server-limits.js'
+import { limitsWithDefaults, pickServerLimits, serverSectionSchema, type ServerLimits } from './server-limits.js'
 
 /** The `server` section of a config file: where to listen, the public origin, and the server limits. */
 export interface ServerSection extends ServerLimits {
@@ -44,13 +45,7 @@ export interface LoadRecipeOptions {
   env?: Readonly<Record<string, string | undefined>>
 }
 
-/** Schema of the `server` section. */
-export const serverSectionSchema = Type.Object({
-  host: Type.Optional(Type.String({ minLength: 1 })),
-  port: Type.Optional(Type.Integer({ minimum: 0, maximum: 65535 })),
-  externalUrl: Type.Optional(Type.String({ pattern: '^https?://[^\\s/?#]+(/[^\\s?#]*)?$' })),
-  ...serverLimitsSchema.properties
-}, { additionalProperties: false })
+export { serverSectionSchema }
 
 // D-CONFIG-01: files over 1 MiB, duplicate YAML keys and alias bombs are refused.
 const MAX_FILE_BYTES = 1024 * 1024
@@ -84,11 +79,15 @@ export function recipeFromConfig (config: unknown, options: LoadRecipeOptions = 
   const result: GatehouseConfig = {}
   for (const [key, value] of Object.entries(config)) {
     switch (key) {
-      case 'server':
-        result.server = section(serverSectionSchema, value, 'server', '') as ServerSection
-        // Checked as AppServer will check them (headers_timeout ≤ request_timeout).
-        resolveServerLimits(pickServerLimits(result.server as Record<string, unknown>), 'server', camelToSnake)
+      case 'server': {
+        const server = section(serverSectionSchema, value, 'server', '')
+        // The limits, checked by the section's schema, resolved here once
+        // (headers_timeout ≤ request_timeout, named as written): pickServerLimits
+        // hands them to AppServer as they are (D-CONFIG-17).
+        recordResolved(server, serverSectionSchema, resolveSection('limits', () => limitsWithDefaults(pickServerLimits(server), 'server', camelToSnake)))
+        result.server = server as ServerSection
         break
+      }
       case 'middleware': {
         if (!isPlainObject(value)) throw new GATEHOUSE_CORE_INVALID_OPTIONS('middleware', 'expected a mapping')
         const middleware: Record<string, ComponentSetting> = {}
@@ -100,7 +99,7 @@ export function recipeFromConfig (config: unknown, options: LoadRecipeOptions = 
             ? section(component.component.schema, setting, path, '')
             : setting as ComponentSetting
         }
-        result.middleware = middleware
+        result.middleware = Object.freeze(middleware)
         break
       }
       case 'auth_middleware':
@@ -117,12 +116,15 @@ export function recipeFromConfig (config: unknown, options: LoadRecipeOptions = 
     }
   }
   // The remaining checks (settings, defaults, the auth pairing) are the
-  // chain's own, so a file and a TypeScript recipe fail the same way.
-  resolveRecipe({
-    ...(result.middleware === undefined ? {} : { middleware: result.middleware }),
-    ...(result.authMiddleware === undefined ? {} : { authMiddleware: result.authMiddleware })
-  }, components)
-  return result
+  // chain's own, so a file and a TypeScript recipe fail the same way. They
+  // run here once: the frozen result is recorded with its chain steps, which
+  // middlewareChain(app, config, { components }) takes as they are (D-CONFIG-17).
+  const recipe = Object.freeze(result)
+  recordResolved(recipe, components, resolveRecipe({
+    ...(recipe.middleware === undefined ? {} : { middleware: recipe.middleware }),
+    ...(recipe.authMiddleware === undefined ? {} : { authMiddleware: recipe.authMiddleware })
+  }, components))
+  return recipe
 }
 
 // A value from `!env` or `!file` is a string: where the schema wants a number

@@ -3,7 +3,8 @@ import { compareComponents } from './component.js'
 import { componentsByName, knownNames, type ComponentList } from './component-list.js'
 import { GATEHOUSE_CORE_INVALID_OPTIONS, GATEHOUSE_CORE_UNKNOWN_COMPONENT } from './errors.js'
 import { joinPath } from './validate.js'
-import { checkOnce, isValidatedFor, shallowFrozen } from './validated-options.js'
+import { resolveSection } from './resolve-channel.js'
+import { checkOnce, isValidatedFor, resolvedFor, shallowFrozen } from './validated-options.js'
 import { isPlainObject } from './plain-object.js'
 
 /** How a recipe turns one component on or off: `true`/`'on'` (defaults), `false`/`'off'`, or its options. */
@@ -46,7 +47,9 @@ function settingOptions (setting: unknown, path: string): Record<string, unknown
  * components that are on, in chain order (ascending order, then name).
  * Throws `GATEHOUSE_CORE_UNKNOWN_COMPONENT` for a name not in the list,
  * `GATEHOUSE_CORE_DUPLICATE_COMPONENT` for two components with one name and
- * `GATEHOUSE_CORE_INVALID_OPTIONS` for a bad setting or option.
+ * `GATEHOUSE_CORE_INVALID_OPTIONS` for a bad setting or option. A recipe
+ * the config loader resolved against this same list (what `loadRecipe`
+ * returns) is not resolved again: its steps are handed on (D-CONFIG-17).
  */
 export function resolveRecipe (recipe: Recipe, components: ComponentList): ChainStep[] {
   const byName = componentsByName(components)
@@ -56,6 +59,12 @@ export function resolveRecipe (recipe: Recipe, components: ComponentList): Chain
       throw new GATEHOUSE_CORE_INVALID_OPTIONS(joinPath('recipe', key), 'unknown recipe section (expected middleware, authMiddleware)')
     }
   }
+  const loaded = resolvedFor(recipe, components)
+  if (loaded !== undefined) return [...loaded as readonly ChainStep[]]
+  return resolveSection('recipe', () => stepsOf(recipe, byName))
+}
+
+function stepsOf (recipe: Recipe, byName: ReturnType<typeof componentsByName>): ChainStep[] {
   const middleware = recipe.middleware ?? {}
   if (!isPlainObject(middleware)) throw new GATEHOUSE_CORE_INVALID_OPTIONS('middleware', 'expected an object')
 

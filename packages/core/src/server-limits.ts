@@ -1,6 +1,8 @@
 import { Type } from '@sinclair/typebox'
 import { GATEHOUSE_CORE_INVALID_OPTIONS } from './errors.js'
 import { validateOptions } from './validate.js'
+import { resolveSection } from './resolve-channel.js'
+import { recordResolved, resolvedFor } from './validated-options.js'
 
 /**
  * Limits of the HTTP server: AppServer's `server` option, and the config
@@ -56,8 +58,23 @@ export const serverLimitsSchema = Type.Object({
 
 const LIMIT_KEYS = Object.keys(serverLimitsSchema.properties) as Array<keyof ServerLimits>
 
-/** The limit keys of an object that has others too (the config file's `server` section). */
+/** Schema of the config file's `server` section: where to listen, the public origin, and the server limits. */
+export const serverSectionSchema = Type.Object({
+  host: Type.Optional(Type.String({ minLength: 1 })),
+  port: Type.Optional(Type.Integer({ minimum: 0, maximum: 65535 })),
+  externalUrl: Type.Optional(Type.String({ pattern: '^https?://[^\\s/?#]+(/[^\\s?#]*)?$' })),
+  ...serverLimitsSchema.properties
+}, { additionalProperties: false })
+
+/**
+ * The limit keys of an object that has others too (the config file's
+ * `server` section). For a section the config loader made, the limits it
+ * resolved there (defaults applied), which {@link resolveServerLimits} and
+ * AppServer take as they are: a file's limits are resolved once.
+ */
 export function pickServerLimits (section: Readonly<Record<string, unknown>>): ServerLimits {
+  const loaded = resolvedFor(section, serverSectionSchema)
+  if (loaded !== undefined) return loaded as ResolvedServerLimits
   const limits: Record<string, unknown> = {}
   for (const key of LIMIT_KEYS) if (section[key] !== undefined) limits[key] = section[key]
   return limits as ServerLimits
@@ -72,13 +89,30 @@ export function pickServerLimits (section: Readonly<Record<string, unknown>>): S
  * request).
  */
 export function resolveServerLimits (given: unknown = {}, label = 'server', spell: (key: string) => string = (key) => key): ResolvedServerLimits {
-  validateOptions(serverLimitsSchema, given, label)
-  const set = given as ServerLimits
+  // Limits this function made (or the loader, through pickServerLimits) are taken as they are.
+  const resolved = resolvedFor(given, serverLimitsSchema)
+  if (resolved !== undefined) return resolved as ResolvedServerLimits
+  return resolveSection('limits', () => {
+    validateOptions(serverLimitsSchema, given, label)
+    return limitsWithDefaults(given as ServerLimits, label, spell)
+  })
+}
+
+/**
+ * Limits already checked against their schema (by {@link resolveServerLimits},
+ * or by the config loader's section schema) with the defaults applied and
+ * the head checked against the request; frozen and recorded as resolved.
+ * The caller says on the `gatehouse:resolve` channel that `limits` is
+ * resolved (resolveSection).
+ */
+export function limitsWithDefaults (set: ServerLimits, label: string, spell: (key: string) => string): ResolvedServerLimits {
   const limits = { ...serverLimitDefaults, ...set }
   if (set.headersTimeout === undefined && limits.requestTimeout > 0) limits.headersTimeout = Math.min(limits.headersTimeout, limits.requestTimeout)
   if (limits.requestTimeout > 0 && limits.headersTimeout > limits.requestTimeout) {
     throw new GATEHOUSE_CORE_INVALID_OPTIONS(`${label}.${spell('headersTimeout')}`,
       `${limits.headersTimeout} ms must not exceed ${spell('requestTimeout')} (${limits.requestTimeout} ms): the head is part of the request`)
   }
-  return Object.freeze(limits)
+  const frozen = Object.freeze(limits)
+  recordResolved(frozen, serverLimitsSchema, frozen)
+  return frozen
 }

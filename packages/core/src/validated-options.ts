@@ -9,11 +9,46 @@ import { joinPath, validateOptions } from './validate.js'
 // the schema it passed; later steps hand that copy on unchecked. Kept
 // process-wide so that two copies of core agree (process-wide.ts), and keyed by the
 // schema, so options checked for one component are not taken as another's.
-const validated = processWide('core.validatedOptions.v1', () => new WeakMap<object, TSchema>())
+// A step that also resolves what it checked (a recipe into its chain steps,
+// a config file's server section into its limits) records the result beside
+// what it was checked against, so the next step takes the result instead of
+// resolving again (issue 26, D-CONFIG-17).
+const validated = processWide('core.validatedOptions.v1', () => new WeakMap<object, TSchema | Resolution>())
+
+/** What a checked object resolved to, and what it was checked against (a schema, a components list). */
+interface Resolution {
+  readonly against: object
+  readonly resolved: unknown
+}
+
+const isResolution = (entry: TSchema | Resolution | undefined): entry is Resolution =>
+  entry !== undefined && Object.hasOwn(entry, 'resolved') && Object.hasOwn(entry, 'against')
+
+function checkedAgainst (value: unknown): object | undefined {
+  if (typeof value !== 'object' || value === null) return undefined
+  const entry = validated.get(value)
+  return isResolution(entry) ? entry.against : entry
+}
 
 /** Whether `options` is a copy already checked against `schema`. */
 export function isValidatedFor (options: unknown, schema: TSchema): boolean {
-  return typeof options === 'object' && options !== null && validated.get(options) === schema
+  return checkedAgainst(options) === schema
+}
+
+/**
+ * Records that `input`, a frozen object, was checked against `against` (a
+ * schema, a components list) and resolved to `resolved`: {@link resolvedFor}
+ * hands the result on, and it counts as checked against a schema.
+ */
+export function recordResolved (input: object, against: object, resolved: unknown): void {
+  validated.set(input, { against, resolved })
+}
+
+/** What `input` resolved to when it was checked against `against`; undefined if it was not. */
+export function resolvedFor (input: unknown, against: object): unknown {
+  if (typeof input !== 'object' || input === null) return undefined
+  const entry = validated.get(input)
+  return isResolution(entry) && entry.against === against ? entry.resolved : undefined
 }
 
 /**
@@ -68,7 +103,7 @@ export function extendOptions (
   extra: Readonly<Record<string, unknown>>,
   label: string
 ): Record<string, unknown> {
-  const schema = validated.get(options)
+  const schema = checkedAgainst(options) as TSchema | undefined
   const properties = schema?.properties as Record<string, TSchema> | undefined
   if (properties === undefined || !Object.keys(extra).every((key) => Object.hasOwn(properties, key))) {
     return { ...options, ...extra }

@@ -18,11 +18,12 @@ export type { AccountOptions, ResolvedAccountOptions } from './server-app/accoun
 // allComponents moved to @fastify-gatehouse/components (D-CORE-14); still re-exported here.
 export { allComponents } from '@fastify-gatehouse/components'
 export { AppServer, AuthMixin } from './app-server/app-server.js'
+export type { AppServerCreateOptions, AppServerPlugin } from './app-server/app-server.js'
 export { checkAdminPassword } from './app-server/admin-password.js'
 export type { ServerDatabaseOptions } from './app-server/database-stores.js'
 export { appServerOptionsSchema } from './app-server/options-schema.js'
 export type { AppServerOptions, ServerAppSettings, ServerAuthConfig } from './app-server/options.js'
-export { resolveChannel } from './app-server/resolve-channel.js'
+export { resolveChannel } from '@fastify-gatehouse/core'
 export { appServerDefaults, isResolvedServerOptions, resolveServerOptions } from './app-server/resolve-server-options.js'
 export type { ResolvedServerOptions, ResolveNames, SeededTokens, StoreSource } from './app-server/resolve-server-options.js'
 export { RoutedApplication, route } from './app-server/routed-application.js'

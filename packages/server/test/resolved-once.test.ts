@@ -14,6 +14,8 @@ const ADMIN = 'gatekeeper-long-pass-9'
 const KEY = 'gak_00000000000000aa_' + 'd'.repeat(43)
 // Every section but database (it needs PostgreSQL to build; counted below without building).
 const EVERY_SECTION = ['account', 'adminPassword', 'limits', 'login', 'oidc', 'passwordPolicy', 'tokens', 'users']
+// And the chain's recipe, resolved by the build (middlewareChain); core counts it too (D-CONFIG-17).
+const BUILT = [...EVERY_SECTION, 'recipe'].sort()
 
 /** Counts the sections resolved while this test runs, by name. */
 function countResolves (t: Test): Map<string, number> {
@@ -49,12 +51,12 @@ test('from code: each section resolved once per server, through create, inject a
   const counts = countResolves(t)
   const server = await AppServer.create(everySection)
   t.teardown(() => server.close())
-  t.same(sorted(counts), once(EVERY_SECTION), 'create: every section once')
+  t.same(sorted(counts), once(BUILT), 'create: every section once, and the recipe')
   t.equal((await server.inject('/_server/login_methods')).statusCode, 200)
   await server.ready()
   const signIn = await server.inject({ method: 'POST', url: '/_server/login', payload: { identity: 'admin', password: ADMIN } })
   t.equal(signIn.statusCode, 200, 'the admin password, checked once, signs in')
-  t.same(sorted(counts), once(EVERY_SECTION), 'requests and a second ready() resolve nothing again')
+  t.same(sorted(counts), once(BUILT), 'requests and a second ready() resolve nothing again')
 })
 
 test('from code: new AppServer resolves in the constructor, the build resolves nothing; a resolved object is taken as it is', async (t) => {
@@ -63,14 +65,14 @@ test('from code: new AppServer resolves in the constructor, the build resolves n
   t.teardown(() => server.close())
   t.same(sorted(counts), once(EVERY_SECTION), 'the constructor: every section once')
   await server.ready()
-  t.same(sorted(counts), once(EVERY_SECTION), 'the build: none again')
+  t.same(sorted(counts), once(BUILT), 'the build: the recipe, no section again')
 
   counts.clear()
   const resolved = resolveServerOptions({ ...everySection, serverApp: {} })
   t.ok(Object.isFrozen(resolved) && Object.isFrozen(resolved.serverApp))
   const fromResolved = await AppServer.create(resolved)
   t.teardown(() => fromResolved.close())
-  t.same(sorted(counts), once(EVERY_SECTION), 'resolveServerOptions once; AppServer.create(resolved) none')
+  t.same(sorted(counts), once(BUILT), 'resolveServerOptions once; AppServer.create(resolved) none but the recipe')
 })
 
 test('database: its shape resolved once, with the other sections, before anything opens', async (t) => {
@@ -122,5 +124,8 @@ test('from a config file: gatehouse serve reads it, maps it to the same input, a
   signals.emit('SIGTERM')
   t.equal(await running, 0)
   // The folder's users and keys are stores serve opens: their sections are resolved (as none) once.
-  t.same(sorted(counts), once(EVERY_SECTION), 'every section once, the admin password included')
+  // The limits once, by the loader (named as written); the server takes them as they are (D-CONFIG-17).
+  // Two recipes: the file's, by the loader, and the server's own (the file's
+  // middleware with the _server app's errors, session and csrf settings), by the chain.
+  t.same(sorted(counts), once(BUILT).map(([section]) => [section, section === 'recipe' ? 2 : 1]), 'every section once, the admin password included')
 })

@@ -1,7 +1,7 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyPluginAsync, type InjectOptions, type LightMyRequestResponse } from 'fastify'
 import { trackRouteRules } from '@fastify-gatehouse/core'
 import { clientErrorHandler, RedactingLogController } from '@fastify-gatehouse/logging'
-import { GATEHOUSE_SERVER_REGISTER_TOO_LATE } from '../errors.js'
+import { GATEHOUSE_SERVER_INVALID_OPTIONS, GATEHOUSE_SERVER_REGISTER_TOO_LATE } from '../errors.js'
 import { mountServer } from './mount-server.js'
 import type { AppServerOptions } from './options.js'
 import { appServerDefaults, isResolvedServerOptions, resolveServerOptions, type ResolvedServerOptions } from './resolve-server-options.js'
@@ -38,6 +38,19 @@ function fastifyFor ({ logger, trustProxy, middleware, server: limits, serverApp
   return fastify
 }
 
+/** A plugin of your own for {@link AppServer.create}: the plugin, or the plugin with its options. */
+export type AppServerPlugin = FastifyPluginAsync<any> | { readonly plugin: FastifyPluginAsync<any>, readonly options?: Record<string, unknown> }
+
+/** The second argument of {@link AppServer.create}. */
+export interface AppServerCreateOptions {
+  /**
+   * Plugins of your own, registered in order as `server.register(plugin,
+   * options)` would (inside the chain, after the `_server` app), before the
+   * build: `create` returns a built server, too late to register. D-SERVER-64.
+   */
+  readonly plugins?: readonly AppServerPlugin[]
+}
+
 /**
  * The ready server: the chain from a recipe, caller authentication, the
  * `_server` app (login, logout, login methods, the SUPERADMIN API) and your
@@ -66,12 +79,15 @@ export class AppServer {
   #closeStores: (() => Promise<void>) | undefined
 
   /**
-   * Resolves the options, builds the server and waits until it is ready:
-   * a bad option or a failed boot rejects here.
+   * Resolves the options, registers `plugins` (as {@link register} does),
+   * builds the server and waits until it is ready: a bad option, a bad
+   * plugin entry or a failed boot rejects here, with nothing left open.
    */
-  static async create (input: AppServerOptions | ResolvedServerOptions = {}): Promise<AppServer> {
+  static async create (input: AppServerOptions | ResolvedServerOptions = {}, { plugins = [] }: AppServerCreateOptions = {}): Promise<AppServer> {
     const server = new AppServer(input)
     try {
+      if (!Array.isArray(plugins)) throw new GATEHOUSE_SERVER_INVALID_OPTIONS('plugins', 'expected an array of plugins (a function, or { plugin, options })')
+      plugins.forEach((entry: unknown, index) => { server.#registerEntry(entry, `plugins[${index}]`) })
       return await server.ready()
     } catch (err) {
       await server.close()
@@ -100,6 +116,17 @@ export class AppServer {
     if (this.#mounted) throw new GATEHOUSE_SERVER_REGISTER_TOO_LATE()
     this.#plugins.push({ plugin, options: options ?? {} })
     return this
+  }
+
+  #registerEntry (entry: unknown, path: string): void {
+    if (typeof entry === 'function') {
+      this.register(entry as FastifyPluginAsync)
+      return
+    }
+    const { plugin, options } = (typeof entry === 'object' && entry !== null ? entry : {}) as { plugin?: unknown, options?: unknown }
+    if (typeof plugin !== 'function') throw new GATEHOUSE_SERVER_INVALID_OPTIONS(path, 'expected a plugin (a function) or { plugin, options }')
+    if (options !== undefined && (typeof options !== 'object' || options === null)) throw new GATEHOUSE_SERVER_INVALID_OPTIONS(`${path}.options`, 'expected an object')
+    this.register(plugin as FastifyPluginAsync, options as Record<string, unknown> | undefined)
   }
 
   // The build, started once, by the first caller that needs the server built.

@@ -1,6 +1,6 @@
 import type { TSchema } from '@sinclair/typebox'
 import type { FastifyBaseLogger, FastifyServerOptions } from 'fastify'
-import { isPlainObject, resolveServerLimits, serverLimitDefaults, validateOptions, type ComponentList, type Recipe, type ResolvedServerLimits } from '@fastify-gatehouse/core'
+import { isPlainObject, resolveSection, resolveServerLimits, serverLimitDefaults, validateOptions, type ComponentList, type Recipe, type ResolvedServerLimits } from '@fastify-gatehouse/core'
 import { passwordPolicyDefaults, resolvePasswordPolicy, type ApiKeyStore, type ConfiguredUser, type ResolvedPasswordPolicy, type UserStore } from '@fastify-gatehouse/auth'
 import type { SessionOptions } from '@fastify-gatehouse/session'
 import { GATEHOUSE_SERVER_INVALID_OPTIONS } from '../errors.js'
@@ -11,7 +11,6 @@ import { checkAdminPassword } from './admin-password.js'
 import { resolveDatabaseOption, type ServerDatabaseOptions } from './database-stores.js'
 import { appServerOptionsSchema } from './options-schema.js'
 import type { AppServerOptions, ServerAuthConfig } from './options.js'
-import { resolveSection } from './resolve-channel.js'
 import type { RoutedApplication } from './routed-application.js'
 
 /** API keys as `tokens` seeds them: `{ <label>: { key, tags } }`. */
@@ -175,7 +174,8 @@ export function resolveServerOptions (input: AppServerOptions = {}, names: Resol
   const adminPassword = input.adminPassword === undefined
     ? undefined
     : resolveSection('adminPassword', () => checkAdminPassword(input.adminPassword, names.adminPassword ?? 'adminPassword', passwordPolicy))
-  const server = resolveSection('limits', () => resolveServerLimits(input.server))
+  // Says `limits` on the channel itself, unless they come resolved (a config file's: D-CONFIG-17).
+  const server = resolveServerLimits(input.server)
   const primary = input.primary === undefined ? undefined : application(input.primary, 'primary')
   const apps = resolveApps(input)
   const middleware: NonNullable<Recipe['middleware']> = input.middleware ?? Object.freeze({})
