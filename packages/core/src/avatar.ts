@@ -79,6 +79,10 @@ export class Avatar {
   readonly #claims: Readonly<Record<string, unknown>> | null
 
   constructor (identity: string, init: AvatarInit) {
+    // Read and cleared before anything else runs: a getter on `init` that
+    // made an avatar of its own must not find the flag still set.
+    const trusted = tagsChecked
+    tagsChecked = false
     if (typeof identity !== 'string' || identity === '') {
       throw new GATEHOUSE_CORE_INVALID_AVATAR('the identity must be a non-empty string')
     }
@@ -94,8 +98,7 @@ export class Avatar {
       throw new GATEHOUSE_CORE_INVALID_AVATAR('claims must be an object of JSON data, or null')
     }
     // D-RULES-06: the alphabet is not enforced here: an avatar built from stored data must not become a 500.
-    const tags = tagsChecked ? init.tags as readonly string[] : parseTags(init.tags)
-    tagsChecked = false
+    const tags = trusted ? init.tags as readonly string[] : parseTags(init.tags)
     this.identity = identity
     this.tags = Object.freeze(tags)
     this.backend = init.backend

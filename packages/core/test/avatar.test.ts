@@ -73,3 +73,17 @@ test('Avatar.withCheckedTags takes the list as given, checks the rest, and trust
   const c = new Avatar('carol', { tags: [' ops '], backend: 'basic' })
   t.same(c.tags, ['ops'], 'and after one that succeeded')
 })
+
+test('Avatar.withCheckedTags: an avatar made inside a getter of its init is not trusted', async (t) => {
+  let inner: Avatar | undefined
+  const init = {
+    tags: ['reader'] as readonly string[],
+    get backend (): string {
+      inner ??= new Avatar('mallory', { backend: 'basic', tags: [' admin ', 'admin', ''] as unknown as string[] })
+      return 'jwt:main'
+    }
+  }
+  const outer = Avatar.withCheckedTags('alice', init)
+  t.same(outer.tags, ['reader'])
+  t.same(inner?.tags, ['admin'], 'the inner avatar\'s tags were parsed (trimmed, deduplicated, empties dropped)')
+})
