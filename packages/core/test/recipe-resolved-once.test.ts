@@ -4,11 +4,11 @@
 // Counted on the `gatehouse:resolve` diagnostics channel (D-SERVER-60).
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { subscribe, unsubscribe } from 'node:diagnostics_channel'
-import { test, type Test } from 'tap'
+import { test } from 'tap'
 import Fastify from 'fastify'
 import { Type } from '@sinclair/typebox'
 import { defineComponent, loadRecipe, middlewareChain, pickServerLimits, resolveRecipe, resolveServerLimits, serverLimitDefaults } from '@fastify-gatehouse/core'
+import { countResolves } from '../../../test-helpers/resolve-count.js'
 
 const seen: Array<Readonly<Record<string, unknown>>> = []
 const greeter = defineComponent<{ greeting: string }>({
@@ -17,18 +17,6 @@ const greeter = defineComponent<{ greeting: string }>({
   plugin: async (_app, options) => { seen.push(options) }
 })
 const components = [greeter]
-
-/** Counts the sections resolved while this test runs, by name. */
-function countResolves (t: Test): Map<string, number> {
-  const counts = new Map<string, number>()
-  const listener = (message: unknown): void => {
-    const { section } = message as { section: string }
-    counts.set(section, (counts.get(section) ?? 0) + 1)
-  }
-  subscribe('gatehouse:resolve', listener)
-  t.teardown(() => { unsubscribe('gatehouse:resolve', listener) })
-  return counts
-}
 
 test('a loaded recipe is resolved once: by the loader, and the chain takes its steps', async (t) => {
   const dir = t.testdir()

@@ -2,13 +2,13 @@
 // resolver says so on the `gatehouse:resolve` diagnostics channel; these
 // tests count the messages while a server is made, built, asked and closed,
 // from options given in code and from a config file (`gatehouse serve`).
-import { test, type Test } from 'tap'
-import { subscribe, unsubscribe } from 'node:diagnostics_channel'
+import { test } from 'tap'
 import { EventEmitter } from 'node:events'
 import { PassThrough } from 'node:stream'
 import { AppServer, resolveServerOptions, type AppServerOptions } from '@fastify-gatehouse/server'
 import { serveCommand } from '../src/cli/serve.js'
 import { hangSignal, waitUntil } from '../../../test-helpers/wait.js'
+import { countResolves } from '../../../test-helpers/resolve-count.js'
 
 const ADMIN = 'gatekeeper-long-pass-9'
 const KEY = 'gak_00000000000000aa_' + 'd'.repeat(43)
@@ -16,18 +16,6 @@ const KEY = 'gak_00000000000000aa_' + 'd'.repeat(43)
 const EVERY_SECTION = ['account', 'adminPassword', 'limits', 'login', 'oidc', 'passwordPolicy', 'tokens', 'users']
 // And the chain's recipe, resolved by the build (middlewareChain); core counts it too (D-CONFIG-17).
 const BUILT = [...EVERY_SECTION, 'recipe'].sort()
-
-/** Counts the sections resolved while this test runs, by name. */
-function countResolves (t: Test): Map<string, number> {
-  const counts = new Map<string, number>()
-  const listener = (message: unknown): void => {
-    const { section } = message as { section: string }
-    counts.set(section, (counts.get(section) ?? 0) + 1)
-  }
-  subscribe('gatehouse:resolve', listener)
-  t.teardown(() => { unsubscribe('gatehouse:resolve', listener) })
-  return counts
-}
 
 const sorted = (counts: Map<string, number>): Array<[string, number]> => [...counts].sort(([a], [b]) => a.localeCompare(b))
 const once = (sections: string[]): Array<[string, number]> => sections.map((section) => [section, 1])
